@@ -1,0 +1,1 @@
+//! CDR (OMG CDR / XCDR1) encoding of payloads and parameter lists.

@@ -1,0 +1,21 @@
+//! hdds_core: the DDS engine behind rmw_hdds.
+//!
+//! The crate is layered the way DESIGN.md section 1 describes; each layer only uses the ones above it
+//! in this list:
+//! - [`cdr`]: XCDR1 encoding of payloads and parameter lists (IO-free).
+//! - [`wire`]: RTPS 2.x messages, GUIDs, locators, parameter lists (IO-free, tolerant parsing).
+//! - [`qos`]: the DDS QoS policies and the writer/reader compatibility rules.
+//! - [`transport`]: how samples move: [`transport::intra`] (same process, no socket).
+//! - [`runtime`]: participants, writers and readers: the public API that `hdds_ffi` wraps.
+
+pub mod cdr;
+pub mod error;
+pub mod qos;
+pub mod runtime;
+pub mod time;
+pub mod transport;
+pub mod wire;
+
+pub use error::{Error, Result};
+pub use qos::Qos;
+pub use runtime::{Participant, ParticipantConfig, Reader, Sample, SampleInfo, Writer};

@@ -1,0 +1,114 @@
+//! A domain participant: the owner of writers and readers and of the GUID prefix they share.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use super::guid_gen;
+use super::reader::Reader;
+use super::writer::Writer;
+use crate::error::{Error, Result};
+use crate::qos::Qos;
+use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix};
+
+/// The highest domain id whose RTPS ports (7400 + 250 * id + offsets) still fit in 16 bits.
+pub const MAX_DOMAIN_ID: u32 = 232;
+
+#[derive(Debug, Clone, Default)]
+pub struct ParticipantConfig {
+    pub domain_id: u32,
+}
+
+#[derive(Clone)]
+pub struct Participant {
+    inner: Arc<ParticipantInner>,
+}
+
+pub(crate) struct ParticipantInner {
+    pub(crate) domain_id: u32,
+    pub(crate) prefix: GuidPrefix,
+    next_entity_key: AtomicU32,
+}
+
+impl Participant {
+    pub fn new(config: ParticipantConfig) -> Result<Participant> {
+        if config.domain_id > MAX_DOMAIN_ID {
+            return Err(Error::bad_argument(format!(
+                "domain id {} is out of range: RTPS ports only exist for domain ids 0 to {MAX_DOMAIN_ID}; \
+                 set ROS_DOMAIN_ID to a value in that range",
+                config.domain_id
+            )));
+        }
+        Ok(Participant {
+            inner: Arc::new(ParticipantInner {
+                domain_id: config.domain_id,
+                prefix: guid_gen::new_prefix(),
+                next_entity_key: AtomicU32::new(1),
+            }),
+        })
+    }
+
+    pub fn guid(&self) -> Guid {
+        Guid::new(self.inner.prefix, EntityId::PARTICIPANT)
+    }
+
+    pub fn domain_id(&self) -> u32 {
+        self.inner.domain_id
+    }
+
+    pub(crate) fn new_entity_guid(&self, kind: EntityKind) -> Result<Guid> {
+        let key = self.inner.next_entity_key.fetch_add(1, Ordering::Relaxed);
+        if key > 0x00ff_ffff {
+            return Err(Error::new(
+                crate::error::ErrorKind::OutOfResources,
+                "this participant has created 2^24 entities, the most an RTPS entity key can number",
+            ));
+        }
+        Ok(Guid::new(self.inner.prefix, EntityId::user(key, kind)))
+    }
+
+    /// Creates a writer of serialized samples of `type_name` on `topic_name`.
+    pub fn create_writer(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
+        check_names(topic_name, type_name)?;
+        Writer::new(self, topic_name, type_name, qos)
+    }
+
+    /// Creates a reader of serialized samples of `type_name` on `topic_name`.
+    pub fn create_reader(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
+        check_names(topic_name, type_name)?;
+        Reader::new(self, topic_name, type_name, qos)
+    }
+}
+
+/// RTPS carries names as CDR strings (no interior NUL) and DDS forbids empty ones.
+fn check_names(topic_name: &str, type_name: &str) -> Result<()> {
+    for (what, name) in [("topic name", topic_name), ("type name", type_name)] {
+        if name.is_empty() {
+            return Err(Error::bad_argument(format!("the {what} is empty")));
+        }
+        if name.contains('\0') {
+            return Err(Error::bad_argument(format!("the {what} {name:?} contains a NUL character")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domain_id_range() {
+        assert!(Participant::new(ParticipantConfig { domain_id: 232 }).is_ok());
+        let e = Participant::new(ParticipantConfig { domain_id: 233 }).err().unwrap();
+        assert_eq!(e.kind(), crate::error::ErrorKind::BadArgument);
+        assert!(e.message().contains("ROS_DOMAIN_ID"));
+    }
+
+    #[test]
+    fn names_are_checked() {
+        let p = Participant::new(ParticipantConfig::default()).unwrap();
+        assert!(p.create_writer("", "T", Qos::default()).is_err());
+        assert!(p.create_reader("t", "", Qos::default()).is_err());
+        assert!(p.create_reader("t\0x", "T", Qos::default()).is_err());
+    }
+}

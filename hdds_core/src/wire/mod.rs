@@ -1,0 +1,11 @@
+//! The RTPS 2.x wire format: IO-free encoding and decoding of messages and the values they carry.
+//!
+//! Parsing is tolerant in the ways DESIGN.md section 3 lists (unknown parameter ids and locator
+//! kinds are skipped, vendor-specific ids are read only for known vendors); a malformed message is
+//! rejected with a reason, never a panic.
+
+pub mod guid;
+pub mod vendor;
+
+pub use guid::{EntityId, EntityKind, Guid, GuidPrefix};
+pub use vendor::{VendorId, VENDOR_ID_HDDS};

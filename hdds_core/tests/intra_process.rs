@@ -1,0 +1,131 @@
+//! Same-process delivery through the public API.
+
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use hdds_core::qos::{Durability, History, Reliability};
+use hdds_core::{Participant, ParticipantConfig, Qos};
+
+fn participant(domain_id: u32) -> Participant {
+    Participant::new(ParticipantConfig { domain_id }).unwrap()
+}
+
+/// Each test uses its own topic: the TopicMerger is process-wide and tests run in parallel.
+#[test]
+fn round_trip_with_sample_info() {
+    let p = participant(0);
+    let w = p.create_writer("rt/round_trip", "T", Qos::default()).unwrap();
+    let r = p.create_reader("rt/round_trip", "T", Qos::default()).unwrap();
+    assert_eq!(w.matched_reader_count(), 1);
+    let payload = [0u8, 1, 0, 0, 42, 0, 0, 0];
+    assert_eq!(w.write(&payload).unwrap(), 1);
+    assert_eq!(w.write(&payload[..5]).unwrap(), 2);
+    let s = r.take().unwrap();
+    assert_eq!(&*s.data, &payload);
+    assert_eq!(s.info.sequence_number, 1);
+    assert_eq!(s.info.writer_guid, w.guid());
+    assert!(s.info.reception_timestamp >= s.info.source_timestamp);
+    assert_eq!(&*r.take().unwrap().data, &payload[..5]);
+    assert!(r.take().is_none());
+}
+
+#[test]
+fn keep_last_drops_oldest() {
+    let p = participant(0);
+    let q = Qos { history: History::KeepLast(3), ..Qos::default() };
+    let w = p.create_writer("rt/keep_last", "T", q).unwrap();
+    let r = p.create_reader("rt/keep_last", "T", q).unwrap();
+    for i in 0u8..10 {
+        w.write(&[i]).unwrap();
+    }
+    let got: Vec<u8> = std::iter::from_fn(|| r.take()).map(|s| s.data[0]).collect();
+    assert_eq!(got, vec![7, 8, 9]);
+}
+
+#[test]
+fn keep_all_keeps_everything_in_order() {
+    let p = participant(0);
+    let q = Qos { history: History::KeepAll, ..Qos::default() };
+    let w = p.create_writer("rt/keep_all", "T", q).unwrap();
+    let r = p.create_reader("rt/keep_all", "T", q).unwrap();
+    for i in 0u32..1000 {
+        w.write(&i.to_le_bytes()).unwrap();
+    }
+    let got: Vec<i64> = std::iter::from_fn(|| r.take()).map(|s| s.info.sequence_number).collect();
+    assert_eq!(got, (1..=1000).collect::<Vec<_>>());
+}
+
+#[test]
+fn transient_local_late_joiner_gets_history() {
+    let p = participant(0);
+    let q = Qos { durability: Durability::TransientLocal, history: History::KeepLast(2), ..Qos::default() };
+    let w = p.create_writer("rt/late_joiner", "T", q).unwrap();
+    for i in 0u8..5 {
+        w.write(&[i]).unwrap();
+    }
+    let late = p.create_reader("rt/late_joiner", "T", q).unwrap();
+    let volatile = p.create_reader("rt/late_joiner", "T", Qos::default()).unwrap();
+    let got: Vec<u8> = std::iter::from_fn(|| late.take()).map(|s| s.data[0]).collect();
+    assert_eq!(got, vec![3, 4]);
+    assert!(volatile.take().is_none());
+}
+
+#[test]
+fn incompatible_qos_or_type_does_not_match() {
+    let p = participant(0);
+    let be = Qos { reliability: Reliability::BestEffort, ..Qos::default() };
+    let w = p.create_writer("rt/incompatible", "T", be).unwrap();
+    let _reliable = p.create_reader("rt/incompatible", "T", Qos::default()).unwrap();
+    let _other_type = p.create_reader("rt/incompatible", "U", be).unwrap();
+    assert_eq!(w.matched_reader_count(), 0);
+}
+
+#[test]
+fn domains_are_separate_and_participants_in_one_process_meet() {
+    let a = participant(1);
+    let b = participant(1);
+    let c = participant(2);
+    let w = a.create_writer("rt/domains", "T", Qos::default()).unwrap();
+    let rb = b.create_reader("rt/domains", "T", Qos::default()).unwrap();
+    let rc = c.create_reader("rt/domains", "T", Qos::default()).unwrap();
+    w.write(&[1]).unwrap();
+    assert!(rb.take().is_some());
+    assert!(rc.take().is_none());
+}
+
+#[test]
+fn deleted_reader_is_no_longer_served() {
+    let p = participant(0);
+    let w = p.create_writer("rt/deleted", "T", Qos::default()).unwrap();
+    let r = p.create_reader("rt/deleted", "T", Qos::default()).unwrap();
+    assert_eq!(w.matched_reader_count(), 1);
+    drop(r);
+    assert_eq!(w.matched_reader_count(), 0);
+    w.write(&[1]).unwrap();
+}
+
+#[test]
+fn wakes_a_waiting_reader_and_keeps_order_across_threads() {
+    let p = participant(0);
+    let q = Qos { history: History::KeepAll, ..Qos::default() };
+    let r = p.create_reader("rt/threads", "T", q).unwrap();
+    let w = Arc::new(p.create_writer("rt/threads", "T", q).unwrap());
+    assert!(!r.wait_for_data(Duration::from_millis(1)));
+    let writers: Vec<_> = (0..4)
+        .map(|_| {
+            let w = Arc::clone(&w);
+            thread::spawn(move || {
+                for _ in 0..250 {
+                    w.write(&[0]).unwrap();
+                }
+            })
+        })
+        .collect();
+    assert!(r.wait_for_data(Duration::from_secs(10)));
+    for t in writers {
+        t.join().unwrap();
+    }
+    let sns: Vec<i64> = std::iter::from_fn(|| r.take()).map(|s| s.info.sequence_number).collect();
+    assert_eq!(sns, (1..=1000).collect::<Vec<_>>());
+}

@@ -1,0 +1,186 @@
+//! Writers and readers of serialized samples.
+
+use std::ffi::c_char;
+use std::time::Duration;
+
+use hdds_core::{Reader, Writer};
+
+use crate::participant::HddsParticipant;
+use crate::qos::HddsQos;
+use crate::ret::{arg, guard, guard_ret, guard_void, out, str_arg, HddsRet};
+use crate::sample::HddsSample;
+
+pub struct HddsWriter {
+    pub(crate) inner: Writer,
+}
+
+pub struct HddsReader {
+    pub(crate) inner: Reader,
+}
+
+/// Creates a writer on `topic_name` for samples of `type_name`. `qos` may be NULL for the
+/// defaults. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_create(
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    out_writer: *mut *mut HddsWriter,
+) -> HddsRet {
+    guard("hdds_writer_create", || {
+        let p = arg(participant, "participant")?;
+        let (topic, ty) = (str_arg(topic_name, "topic_name")?, str_arg(type_name, "type_name")?);
+        let qos = qos_arg(qos)?;
+        if out_writer.is_null() {
+            return Err(hdds_core::Error::bad_argument("out_writer is NULL"));
+        }
+        let w = p.inner.create_writer(topic, ty, qos)?;
+        out(out_writer, "out_writer", Box::into_raw(Box::new(HddsWriter { inner: w })))
+    })
+}
+
+/// Destroys a writer. NULL is a no-op. Not thread-safe with other uses of the same handle.
+#[no_mangle]
+pub extern "C" fn hdds_writer_destroy(writer: *mut HddsWriter) {
+    guard_void("hdds_writer_destroy", || {
+        if !writer.is_null() {
+            // SAFETY: the handle came from Box::into_raw in hdds_writer_create; this is its last use.
+            drop(unsafe { Box::from_raw(writer) });
+        }
+    })
+}
+
+/// Publishes one serialized sample: `len` bytes at `data`, starting with the 4-byte CDR
+/// encapsulation header. Stores the sample's sequence number in *out_sequence_number unless it is
+/// NULL. Thread-safe: concurrent writes are numbered and delivered in one order.
+#[no_mangle]
+pub extern "C" fn hdds_writer_write(
+    writer: *const HddsWriter,
+    data: *const u8,
+    len: usize,
+    out_sequence_number: *mut i64,
+) -> HddsRet {
+    guard("hdds_writer_write", || {
+        let w = arg(writer, "writer")?;
+        let payload = bytes_arg(data, len)?;
+        let sn = w.inner.write(payload)?;
+        if !out_sequence_number.is_null() {
+            out(out_sequence_number, "out_sequence_number", sn)?;
+        }
+        Ok(())
+    })
+}
+
+/// Stores the number of readers the writer delivers to in *out_count. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_matched_count(writer: *const HddsWriter, out_count: *mut usize) -> HddsRet {
+    guard("hdds_writer_matched_count", || {
+        out(out_count, "out_count", arg(writer, "writer")?.inner.matched_reader_count())
+    })
+}
+
+/// Writes the writer's GUID (16 bytes) to guid_out. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_guid(writer: *const HddsWriter, guid_out: *mut u8) -> HddsRet {
+    guard("hdds_writer_guid", || {
+        out(guid_out.cast::<[u8; 16]>(), "guid_out", arg(writer, "writer")?.inner.guid().to_bytes())
+    })
+}
+
+/// Creates a reader on `topic_name` for samples of `type_name`. `qos` may be NULL for the
+/// defaults. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_create(
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    out_reader: *mut *mut HddsReader,
+) -> HddsRet {
+    guard("hdds_reader_create", || {
+        let p = arg(participant, "participant")?;
+        let (topic, ty) = (str_arg(topic_name, "topic_name")?, str_arg(type_name, "type_name")?);
+        let qos = qos_arg(qos)?;
+        if out_reader.is_null() {
+            return Err(hdds_core::Error::bad_argument("out_reader is NULL"));
+        }
+        let r = p.inner.create_reader(topic, ty, qos)?;
+        out(out_reader, "out_reader", Box::into_raw(Box::new(HddsReader { inner: r })))
+    })
+}
+
+/// Destroys a reader. NULL is a no-op. Not thread-safe with other uses of the same handle.
+#[no_mangle]
+pub extern "C" fn hdds_reader_destroy(reader: *mut HddsReader) {
+    guard_void("hdds_reader_destroy", || {
+        if !reader.is_null() {
+            // SAFETY: the handle came from Box::into_raw in hdds_reader_create; this is its last use.
+            drop(unsafe { Box::from_raw(reader) });
+        }
+    })
+}
+
+/// Takes the oldest sample into *out_sample (free it with hdds_sample_free), or returns
+/// HDDS_RET_NO_DATA and stores NULL when there is none. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_take(reader: *const HddsReader, out_sample: *mut *mut HddsSample) -> HddsRet {
+    guard_ret("hdds_reader_take", || {
+        let r = arg(reader, "reader")?;
+        if out_sample.is_null() {
+            return Err(hdds_core::Error::bad_argument("out_sample is NULL"));
+        }
+        match r.inner.take() {
+            Some(s) => {
+                out(out_sample, "out_sample", Box::into_raw(Box::new(HddsSample { inner: s })))?;
+                Ok(HddsRet::Ok)
+            }
+            None => {
+                out(out_sample, "out_sample", std::ptr::null_mut())?;
+                Ok(HddsRet::NoData)
+            }
+        }
+    })
+}
+
+/// Waits up to `timeout_ns` nanoseconds (HDDS_DURATION_INFINITE: forever) for a sample to take.
+/// Returns HDDS_RET_OK when one is there, HDDS_RET_TIMEOUT otherwise. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_wait(reader: *const HddsReader, timeout_ns: i64) -> HddsRet {
+    guard_ret("hdds_reader_wait", || {
+        let r = arg(reader, "reader")?;
+        if timeout_ns < 0 {
+            return Err(hdds_core::Error::bad_argument(format!("timeout_ns is negative ({timeout_ns})")));
+        }
+        Ok(if r.inner.wait_for_data(Duration::from_nanos(timeout_ns as u64)) { HddsRet::Ok } else { HddsRet::Timeout })
+    })
+}
+
+/// Writes the reader's GUID (16 bytes) to guid_out. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_guid(reader: *const HddsReader, guid_out: *mut u8) -> HddsRet {
+    guard("hdds_reader_guid", || {
+        out(guid_out.cast::<[u8; 16]>(), "guid_out", arg(reader, "reader")?.inner.guid().to_bytes())
+    })
+}
+
+fn qos_arg(qos: *const HddsQos) -> Result<hdds_core::Qos, hdds_core::Error> {
+    if qos.is_null() {
+        Ok(hdds_core::Qos::default())
+    } else {
+        arg(qos, "qos")?.to_core()
+    }
+}
+
+fn bytes_arg<'a>(data: *const u8, len: usize) -> Result<&'a [u8], hdds_core::Error> {
+    if len == 0 {
+        return Err(hdds_core::Error::bad_argument(
+            "len is 0: a serialized sample has at least its 4-byte encapsulation header",
+        ));
+    }
+    if data.is_null() {
+        return Err(hdds_core::Error::bad_argument("data is NULL"));
+    }
+    // SAFETY: non-null; the caller promises `len` readable bytes at `data` for the call's duration.
+    Ok(unsafe { std::slice::from_raw_parts(data, len) })
+}

@@ -1,0 +1,17 @@
+//! hdds_ffi: the C ABI of the hdds engine, one thin layer over `hdds_core::runtime`.
+//!
+//! Every entry point runs its body inside [`ret::guard`], which turns errors into an
+//! [`ret::HddsRet`] plus a thread-local message and stops any panic at the boundary: no panic ever
+//! crosses into C. The header `hdds/hdds.h` is generated from these files by cbindgen.
+
+pub mod endpoint;
+pub mod participant;
+pub mod qos;
+pub mod ret;
+pub mod sample;
+
+pub use endpoint::{HddsReader, HddsWriter};
+pub use participant::HddsParticipant;
+pub use qos::HddsQos;
+pub use ret::HddsRet;
+pub use sample::{HddsSample, HddsSampleInfo};
