@@ -23,12 +23,14 @@ say() { printf '[setup] %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 packages=(build-essential cmake ninja-build pkg-config git ca-certificates curl)
-if [ "$want_ros" = 1 ]; then
+if [ "$want_ros" = 1 ] && ! command -v colcon >/dev/null 2>&1; then
+  # Debian's colcon (ROS images bring their own from the ROS apt repository).
   packages+=(colcon python3-colcon-cmake python3-colcon-ros python3-colcon-test-result
              python3-colcon-package-selection python3-colcon-output python3-colcon-defaults
              python3-colcon-library-path python3-colcon-recursive-crawl
-             python3-colcon-parallel-executor python3-colcon-bash googletest libgtest-dev)
+             python3-colcon-parallel-executor python3-colcon-bash)
 fi
+if [ "$want_ros" = 1 ]; then packages+=(googletest libgtest-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do
