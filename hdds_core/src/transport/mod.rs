@@ -1,2 +1,4 @@
-//! How samples move between writers and readers. Today: [`intra`], same-process delivery.
+//! How samples move between writers and readers: [`intra`] (same process, no socket) and
+//! [`udp`] (RTPS over UDPv4).
 pub mod intra;
+pub mod udp;

@@ -1,0 +1,341 @@
+//! RTPS over UDPv4: the sockets of one participant, and the loop that receives on them.
+//!
+//! Sockets of a participant:
+//! - metatraffic (discovery) unicast and user-data unicast, on the ports of the first free
+//!   participant index (so that peers probing indices by unicast, as Cyclone does in
+//!   localhost-only mode, reach us);
+//! - SPDP multicast (shared with every participant of the domain on the host: SO_REUSEADDR),
+//!   joined on each configured interface, when multicast is on;
+//! - one blocking send socket. Sending blocks when the kernel's buffer is full, which paces a large
+//!   burst instead of dropping it; peers answer to the locators we advertise, not to the source
+//!   port, so the send socket needs no fixed port.
+//!
+//! Thread model: [`UdpReceiver::run`] is the participant's receive thread; it owns the receiving
+//! sockets and a mio `Poll`. [`UdpSender`] is shared by every thread that sends. A [`StopHandle`]
+//! ends the receive loop from any thread.
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket as StdUdpSocket};
+use std::sync::Arc;
+
+use mio::net::UdpSocket;
+use mio::{Events, Interest, Poll, Token, Waker};
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// The largest UDP payload over IPv4.
+pub const MAX_DATAGRAM: usize = 65_507;
+
+/// Where and how a participant's UDP sockets live.
+#[derive(Debug, Clone)]
+pub struct UdpConfig {
+    /// The interface addresses to advertise and to join multicast on. In localhost-only mode this
+    /// is `[127.0.0.1]`.
+    pub interfaces: Vec<Ipv4Addr>,
+    /// Join the SPDP multicast group and announce to it.
+    pub multicast: bool,
+    pub multicast_group: Ipv4Addr,
+    pub spdp_multicast_port: u16,
+    /// The highest participant index to try before giving up.
+    pub max_participant_index: u32,
+    /// SO_RCVBUF / SO_SNDBUF request: large reliable samples arrive in bursts of fragments.
+    pub socket_buffer_bytes: usize,
+}
+
+/// The unicast ports of one participant index: (metatraffic, user data).
+pub type PortsForIndex<'a> = &'a dyn Fn(u32) -> Option<(u16, u16)>;
+
+/// Which socket a datagram arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    SpdpMulticast,
+    MetaUnicast,
+    UserUnicast,
+}
+
+/// What a participant opened: the receiving half, the sending half and what to advertise.
+pub struct UdpSockets {
+    pub participant_index: u32,
+    pub meta_unicast_port: u16,
+    pub user_unicast_port: u16,
+    pub receiver: UdpReceiver,
+    pub sender: UdpSender,
+}
+
+pub struct UdpReceiver {
+    poll: Poll,
+    sockets: Vec<(UdpSocket, Channel)>,
+    stop: StopHandle,
+}
+
+/// Ends a [`UdpReceiver::run`] loop. Cloneable, callable from any thread.
+#[derive(Clone)]
+pub struct StopHandle {
+    waker: Arc<Waker>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Sends datagrams; shared by every sending thread.
+#[derive(Clone)]
+pub struct UdpSender {
+    socket: Arc<StdUdpSocket>,
+}
+
+const WAKER: Token = Token(usize::MAX);
+
+fn io_error(what: &str, e: io::Error) -> Error {
+    Error::new(ErrorKind::Io, format!("{what}: {e}"))
+}
+
+fn new_socket(buffer: usize) -> io::Result<Socket> {
+    let s = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+    // The kernel caps these at net.core.rmem_max / wmem_max; asking for more is harmless.
+    let _ = s.set_recv_buffer_size(buffer);
+    let _ = s.set_send_buffer_size(buffer);
+    Ok(s)
+}
+
+fn bind_unicast(port: u16, buffer: usize) -> io::Result<UdpSocket> {
+    let s = new_socket(buffer)?;
+    // No SO_REUSEADDR: a unicast port belongs to one participant, and a failed bind is how we
+    // learn that an index is taken.
+    s.bind(&SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port).into())?;
+    s.set_nonblocking(true)?;
+    Ok(UdpSocket::from_std(s.into()))
+}
+
+fn bind_multicast(config: &UdpConfig) -> io::Result<UdpSocket> {
+    let s = new_socket(config.socket_buffer_bytes)?;
+    s.set_reuse_address(true)?;
+    s.bind(&SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, config.spdp_multicast_port).into())?;
+    for iface in &config.interfaces {
+        s.join_multicast_v4(&config.multicast_group, iface)?;
+    }
+    // Only datagrams for groups this socket joined, not every group joined on the host.
+    let _ = s.set_multicast_all_v4(false);
+    s.set_nonblocking(true)?;
+    Ok(UdpSocket::from_std(s.into()))
+}
+
+impl UdpSockets {
+    /// Opens the sockets of a new participant: the first participant index whose two unicast
+    /// ports are both free, the SPDP multicast socket if multicast is on, and the send socket.
+    pub fn open(config: &UdpConfig, ports_for_index: PortsForIndex<'_>) -> Result<UdpSockets> {
+        if config.interfaces.is_empty() {
+            return Err(Error::bad_argument("no network interface to use: the interface list is empty"));
+        }
+        let buffer = config.socket_buffer_bytes;
+        let mut found = None;
+        for index in 0..=config.max_participant_index {
+            let Some((meta, user)) = ports_for_index(index) else { break };
+            let Ok(meta_socket) = bind_unicast(meta, buffer) else { continue };
+            let Ok(user_socket) = bind_unicast(user, buffer) else { continue };
+            found = Some((index, meta, user, meta_socket, user_socket));
+            break;
+        }
+        let Some((index, meta_port, user_port, meta_socket, user_socket)) = found else {
+            return Err(Error::new(
+                ErrorKind::OutOfResources,
+                format!(
+                    "no free participant index from 0 to {}: every pair of unicast ports is taken; \
+                     stop some DDS participants on this host or use another domain id",
+                    config.max_participant_index
+                ),
+            ));
+        };
+
+        let poll = Poll::new().map_err(|e| io_error("creating the poller", e))?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(|e| io_error("creating the waker", e))?);
+        let mut sockets = vec![(meta_socket, Channel::MetaUnicast), (user_socket, Channel::UserUnicast)];
+        if config.multicast {
+            let m = bind_multicast(config).map_err(|e| {
+                io_error(
+                    &format!(
+                        "joining SPDP multicast {}:{} on {:?}",
+                        config.multicast_group, config.spdp_multicast_port, config.interfaces
+                    ),
+                    e,
+                )
+            })?;
+            sockets.push((m, Channel::SpdpMulticast));
+        }
+        for (i, (s, _)) in sockets.iter_mut().enumerate() {
+            poll.registry()
+                .register(s, Token(i), Interest::READABLE)
+                .map_err(|e| io_error("registering a socket", e))?;
+        }
+
+        let send = new_socket(buffer).map_err(|e| io_error("creating the send socket", e))?;
+        let first = config.interfaces[0];
+        if config.multicast {
+            send.set_multicast_if_v4(&first).map_err(|e| io_error("setting the multicast interface", e))?;
+            send.set_multicast_loop_v4(true).map_err(|e| io_error("enabling multicast loopback", e))?;
+            send.set_multicast_ttl_v4(1).map_err(|e| io_error("setting the multicast TTL", e))?;
+        }
+        // Bound to the first interface: in localhost-only mode nothing can leave through another.
+        send.bind(&SocketAddrV4::new(first, 0).into()).map_err(|e| io_error("binding the send socket", e))?;
+
+        Ok(UdpSockets {
+            participant_index: index,
+            meta_unicast_port: meta_port,
+            user_unicast_port: user_port,
+            receiver: UdpReceiver {
+                poll,
+                sockets,
+                stop: StopHandle { waker, stop: Arc::new(std::sync::atomic::AtomicBool::new(false)) },
+            },
+            sender: UdpSender { socket: Arc::new(send.into()) },
+        })
+    }
+}
+
+impl UdpSender {
+    /// Sends one datagram; blocks while the kernel's send buffer is full.
+    pub fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<()> {
+        self.socket.send_to(datagram, to).map(|_| ())
+    }
+}
+
+impl UdpReceiver {
+    /// The handle that ends [`UdpReceiver::run`].
+    pub fn stop_handle(&self) -> StopHandle {
+        self.stop.clone()
+    }
+
+    /// Receives until the stop handle is signalled, calling `on_datagram` for each datagram with
+    /// the channel it came on and its source. The buffer is reused: the handler parses in place.
+    pub fn run(mut self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr)) {
+        use std::sync::atomic::Ordering;
+        let stop = self.stop.clone();
+        let mut events = Events::with_capacity(16);
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        while !stop.stop.load(Ordering::Acquire) {
+            if let Err(e) = self.poll.poll(&mut events, None) {
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                // A poller that fails is not recoverable; the participant's liveliness will lapse
+                // and peers will drop it, which is what must happen.
+                return;
+            }
+            for ev in events.iter() {
+                if ev.token() == WAKER {
+                    continue;
+                }
+                let Some((socket, channel)) = self.sockets.get(ev.token().0) else { continue };
+                // Edge-triggered: drain the socket.
+                loop {
+                    match socket.recv_from(&mut buf) {
+                        Ok((n, from)) => on_datagram(&buf[..n], *channel, from),
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        // ICMP errors from an earlier send surface here (e.g. connection refused):
+                        // they say nothing about this socket's health.
+                        Err(_) => break,
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl StopHandle {
+    pub fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        let _ = self.waker.wake();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// A domain far from ROS's usual ones so tests don't meet real participants; the formula is the
+    /// RTPS one (tests only: the engine takes it from discovery).
+    fn ports(index: u32) -> Option<(u16, u16)> {
+        let base = 7400 + 250 * 231;
+        let meta = base + 10 + 2 * index;
+        Some((meta as u16, (meta + 1) as u16))
+    }
+
+    fn loopback(multicast: bool, port: u16) -> UdpConfig {
+        UdpConfig {
+            interfaces: vec![Ipv4Addr::LOCALHOST],
+            multicast,
+            multicast_group: Ipv4Addr::new(239, 255, 0, 1),
+            spdp_multicast_port: port,
+            max_participant_index: 40,
+            socket_buffer_bytes: 1 << 20,
+        }
+    }
+
+    fn spawn(sockets: UdpSockets) -> (StopHandle, mpsc::Receiver<(Vec<u8>, Channel)>, std::thread::JoinHandle<()>) {
+        let (tx, rx) = mpsc::channel();
+        let stop = sockets.receiver.stop_handle();
+        let t = std::thread::spawn(move || {
+            sockets.receiver.run(|d, ch, _| {
+                let _ = tx.send((d.to_vec(), ch));
+            })
+        });
+        (stop, rx, t)
+    }
+
+    #[test]
+    fn participants_get_distinct_indices_and_exchange_unicast() {
+        let cfg = loopback(false, 0);
+        let a = UdpSockets::open(&cfg, &ports).unwrap();
+        let b = UdpSockets::open(&cfg, &ports).unwrap();
+        assert_ne!(a.participant_index, b.participant_index);
+        assert_ne!(a.meta_unicast_port, b.meta_unicast_port);
+        let sender = a.sender.clone();
+        let to_b = SocketAddr::from((Ipv4Addr::LOCALHOST, b.user_unicast_port));
+        let (stop, rx, t) = spawn(b);
+        sender.send_to(b"RTPS hello", to_b).unwrap();
+        let (d, ch) = rx.recv_timeout(Duration::from_secs(5)).expect("datagram");
+        assert_eq!(d, b"RTPS hello");
+        assert_eq!(ch, Channel::UserUnicast);
+        stop.stop();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn multicast_on_loopback_reaches_every_member() {
+        // A group port of its own, outside every DDS domain's range, so no real participant hears it.
+        let cfg = loopback(true, 64900);
+        let a = UdpSockets::open(&cfg, &ports).unwrap();
+        let b = UdpSockets::open(&cfg, &ports).unwrap();
+        let sender = a.sender.clone();
+        let (stop_a, rx_a, ta) = spawn(a);
+        let (stop_b, rx_b, tb) = spawn(b);
+        let group = SocketAddr::from((Ipv4Addr::new(239, 255, 0, 1), 64900));
+        sender.send_to(b"SPDP", group).unwrap();
+        for rx in [&rx_a, &rx_b] {
+            let (d, ch) = rx.recv_timeout(Duration::from_secs(5)).expect("multicast datagram");
+            assert_eq!((d.as_slice(), ch), (&b"SPDP"[..], Channel::SpdpMulticast));
+        }
+        stop_a.stop();
+        stop_b.stop();
+        ta.join().unwrap();
+        tb.join().unwrap();
+    }
+
+    #[test]
+    fn running_out_of_indices_is_a_clear_error() {
+        let cfg = UdpConfig { max_participant_index: 0, ..loopback(false, 0) };
+        let hold = UdpSockets::open(&cfg, &|_| Some((64910, 64911))).unwrap();
+        let e = UdpSockets::open(&cfg, &|_| Some((64910, 64911))).err().expect("second open must fail");
+        assert_eq!(e.kind(), ErrorKind::OutOfResources);
+        assert!(e.message().contains("participant index"), "{}", e.message());
+        drop(hold);
+        assert!(UdpSockets::open(&cfg, &|_| Some((64910, 64911))).is_ok());
+    }
+
+    #[test]
+    fn empty_interface_list_is_rejected() {
+        let cfg = UdpConfig { interfaces: vec![], ..loopback(false, 0) };
+        assert_eq!(UdpSockets::open(&cfg, &ports).err().unwrap().kind(), ErrorKind::BadArgument);
+    }
+}
