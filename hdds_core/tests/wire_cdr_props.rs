@@ -99,13 +99,7 @@ fn read_all(bytes: &[u8], schema: &[V]) -> Vec<V> {
             V::Str(_) => V::Str(r.read_str().unwrap().to_owned()),
             V::SeqU16(_) => V::SeqU16(r.read_sequence().unwrap()),
             V::SeqI64(_) => V::SeqI64(r.read_sequence().unwrap()),
-            V::SeqF64(_) => V::SeqF64(
-                r.read_sequence::<f64>()
-                    .unwrap()
-                    .iter()
-                    .map(|f| f.to_bits())
-                    .collect(),
-            ),
+            V::SeqF64(_) => V::SeqF64(r.read_sequence::<f64>().unwrap().iter().map(|f| f.to_bits()).collect()),
             V::Bytes(_) => V::Bytes(r.read_byte_sequence().unwrap().to_vec()),
             V::ArrU32(a) => {
                 let mut x = vec![0u32; a.len()];

@@ -123,26 +123,14 @@ impl Encapsulation {
     /// Splits a serialized payload into its header and the body that follows it (the CDR origin).
     pub fn parse(payload: &[u8]) -> Result<(Encapsulation, &[u8]), DecodeError> {
         if payload.len() < 4 {
-            return Err(DecodeError::new(
-                "payload shorter than its 4-byte encapsulation header",
-                0,
-            ));
+            return Err(DecodeError::new("payload shorter than its 4-byte encapsulation header", 0));
         }
         let (head, body) = payload.split_at(4);
         let id = u16::from_be_bytes([head[0], head[1]]);
         let Some(kind) = EncapsulationKind::from_id(id) else {
-            return Err(DecodeError::new(
-                "unknown encapsulation (representation identifier)",
-                0,
-            ));
+            return Err(DecodeError::new("unknown encapsulation (representation identifier)", 0));
         };
-        Ok((
-            Encapsulation {
-                kind,
-                options: u16::from_be_bytes([head[2], head[3]]),
-            },
-            body,
-        ))
+        Ok((Encapsulation { kind, options: u16::from_be_bytes([head[2], head[3]]) }, body))
     }
 
     pub const fn to_bytes(self) -> [u8; 4] {
@@ -178,9 +166,6 @@ mod tests {
         assert_eq!(body, &[9, 9]);
         assert!(Encapsulation::parse(&[0, 1, 0]).is_err());
         assert!(Encapsulation::parse(&[0x00, 0x05, 0, 0]).is_err());
-        assert_eq!(
-            Encapsulation::new(EncapsulationKind::CdrLe).to_bytes(),
-            Encapsulation::USER_DATA_HEADER
-        );
+        assert_eq!(Encapsulation::new(EncapsulationKind::CdrLe).to_bytes(), Encapsulation::USER_DATA_HEADER);
     }
 }

@@ -20,20 +20,13 @@ impl DecodeError {
 
     /// The same error with its offset moved by `base` (the position of the inner buffer).
     pub const fn shifted(self, base: usize) -> Self {
-        DecodeError {
-            reason: self.reason,
-            offset: self.offset.saturating_add(base),
-        }
+        DecodeError { reason: self.reason, offset: self.offset.saturating_add(base) }
     }
 }
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "malformed input at byte {}: {}",
-            self.offset, self.reason
-        )
+        write!(f, "malformed input at byte {}: {}", self.offset, self.reason)
     }
 }
 

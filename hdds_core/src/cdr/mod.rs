@@ -31,11 +31,7 @@ pub enum Endian {
 
 impl Endian {
     /// The byte order of this machine: what we send, so that the common case needs no swapping.
-    pub const NATIVE: Endian = if cfg!(target_endian = "big") {
-        Endian::Big
-    } else {
-        Endian::Little
-    };
+    pub const NATIVE: Endian = if cfg!(target_endian = "big") { Endian::Big } else { Endian::Little };
 
     /// RTPS submessages carry their byte order in flag bit 0 (the E flag): set means little endian.
     pub const fn from_e_flag(flags: u8) -> Endian {

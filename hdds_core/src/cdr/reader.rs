@@ -21,12 +21,7 @@ impl<'a> CdrReader<'a> {
     }
 
     pub fn with_version(buf: &'a [u8], endian: Endian, version: XcdrVersion) -> Self {
-        CdrReader {
-            buf,
-            pos: 0,
-            endian,
-            max_align: version.max_align(),
-        }
+        CdrReader { buf, pos: 0, endian, max_align: version.max_align() }
     }
 
     /// A reader for a whole serialized payload: parses the encapsulation header and takes the
@@ -34,10 +29,7 @@ impl<'a> CdrReader<'a> {
     /// encapsulations are accepted too (the reader then reads the list's raw CDR).
     pub fn for_payload(payload: &'a [u8]) -> Result<(Encapsulation, CdrReader<'a>), DecodeError> {
         let (enc, body) = Encapsulation::parse(payload)?;
-        Ok((
-            enc,
-            CdrReader::with_version(body, enc.kind.endian(), enc.kind.version()),
-        ))
+        Ok((enc, CdrReader::with_version(body, enc.kind.endian(), enc.kind.version())))
     }
 
     pub fn endian(&self) -> Endian {
@@ -164,10 +156,7 @@ impl<'a> CdrReader<'a> {
         let at = self.pos;
         let n = self.read_u32()? as usize;
         if n.saturating_mul(min_element_size.max(1)) > self.remaining() {
-            return Err(DecodeError::new(
-                "sequence length exceeds the data left",
-                at,
-            ));
+            return Err(DecodeError::new("sequence length exceeds the data left", at));
         }
         Ok(n)
     }
@@ -179,10 +168,7 @@ impl<'a> CdrReader<'a> {
         let at = self.pos;
         let len = self.read_u32()? as usize;
         if len == 0 {
-            return Err(DecodeError::new(
-                "string length 0 (it must count the terminating NUL)",
-                at,
-            ));
+            return Err(DecodeError::new("string length 0 (it must count the terminating NUL)", at));
         }
         if len > self.remaining() {
             return Err(DecodeError::new("string length exceeds the data left", at));
@@ -207,10 +193,7 @@ impl<'a> CdrReader<'a> {
             return Ok(());
         }
         self.align(T::SIZE)?;
-        let total = out
-            .len()
-            .checked_mul(T::SIZE)
-            .ok_or_else(|| self.err("array too large"))?;
+        let total = out.len().checked_mul(T::SIZE).ok_or_else(|| self.err("array too large"))?;
         let bytes = self.read_bytes(total)?;
         for (v, chunk) in out.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
             *v = T::decode(chunk, self.endian);
@@ -226,10 +209,7 @@ impl<'a> CdrReader<'a> {
         }
         self.align(T::SIZE)?;
         let bytes = self.read_bytes(n * T::SIZE)?;
-        Ok(bytes
-            .chunks_exact(T::SIZE)
-            .map(|c| T::decode(c, self.endian))
-            .collect())
+        Ok(bytes.chunks_exact(T::SIZE).map(|c| T::decode(c, self.endian)).collect())
     }
 
     /// A sequence of octets, borrowed (zero copy).
@@ -277,57 +257,37 @@ mod tests {
         assert_eq!(r.read_u64().unwrap(), 5);
         let mut r = CdrReader::new(&b, Endian::Little);
         r.read_u32().unwrap();
-        assert!(
-            r.read_u64().is_err(),
-            "XCDR1 pads to 8, leaving only 4 bytes"
-        );
+        assert!(r.read_u64().is_err(), "XCDR1 pads to 8, leaving only 4 bytes");
     }
 
     #[test]
     fn strings() {
         let ok = [6u8, 0, 0, 0, b'h', b'e', b'l', b'l', b'o', 0];
-        assert_eq!(
-            CdrReader::new(&ok, Endian::Little).read_str().unwrap(),
-            "hello"
-        );
+        assert_eq!(CdrReader::new(&ok, Endian::Little).read_str().unwrap(), "hello");
         let no_nul = [5u8, 0, 0, 0, b'h', b'e', b'l', b'l', b'o'];
-        let e = CdrReader::new(&no_nul, Endian::Little)
-            .read_str()
-            .unwrap_err();
+        let e = CdrReader::new(&no_nul, Endian::Little).read_str().unwrap_err();
         assert_eq!(e.reason, "string is not NUL-terminated");
         let long = [60u8, 0, 0, 0, b'h', 0];
         assert!(CdrReader::new(&long, Endian::Little).read_str().is_err());
         let zero = [0u8, 0, 0, 0];
         assert!(CdrReader::new(&zero, Endian::Little).read_str().is_err());
         let empty = [1u8, 0, 0, 0, 0];
-        assert_eq!(
-            CdrReader::new(&empty, Endian::Little).read_str().unwrap(),
-            ""
-        );
+        assert_eq!(CdrReader::new(&empty, Endian::Little).read_str().unwrap(), "");
     }
 
     #[test]
     fn sequence_length_is_bounded_by_input() {
         let huge = [0xffu8, 0xff, 0xff, 0x7f, 1, 2, 3, 4];
-        assert!(CdrReader::new(&huge, Endian::Little)
-            .read_sequence::<u32>()
-            .is_err());
+        assert!(CdrReader::new(&huge, Endian::Little).read_sequence::<u32>().is_err());
         let ok = [2u8, 0, 0, 0, 1, 0, 2, 0];
-        assert_eq!(
-            CdrReader::new(&ok, Endian::Little)
-                .read_sequence::<u16>()
-                .unwrap(),
-            vec![1, 2]
-        );
+        assert_eq!(CdrReader::new(&ok, Endian::Little).read_sequence::<u16>().unwrap(), vec![1, 2]);
     }
 
     #[test]
     fn bool_and_errors() {
         assert!(CdrReader::new(&[2], Endian::Little).read_bool().is_err());
         assert!(CdrReader::new(&[1], Endian::Little).read_bool().unwrap());
-        let e = CdrReader::new(&[1, 2], Endian::Little)
-            .read_u32()
-            .unwrap_err();
+        let e = CdrReader::new(&[1, 2], Endian::Little).read_u32().unwrap_err();
         assert_eq!(e.offset, 0);
     }
 }

@@ -75,14 +75,8 @@ impl CdrSink for SliceSink<'_> {
         self.len
     }
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
-        let end = self
-            .len
-            .checked_add(bytes.len())
-            .ok_or(EncodeError::new("buffer full"))?;
-        let dst = self
-            .buf
-            .get_mut(self.len..end)
-            .ok_or(EncodeError::new("buffer full"))?;
+        let end = self.len.checked_add(bytes.len()).ok_or(EncodeError::new("buffer full"))?;
+        let dst = self.buf.get_mut(self.len..end).ok_or(EncodeError::new("buffer full"))?;
         dst.copy_from_slice(bytes);
         self.len = end;
         Ok(())
@@ -105,12 +99,7 @@ impl<S: CdrSink> CdrWriter<S> {
 
     pub fn with_version(sink: S, endian: Endian, version: XcdrVersion) -> Self {
         let origin = sink.len();
-        CdrWriter {
-            sink,
-            origin,
-            endian,
-            max_align: version.max_align(),
-        }
+        CdrWriter { sink, origin, endian, max_align: version.max_align() }
     }
 
     /// Writes the encapsulation header for `kind` (options zero) and starts the origin after it.
@@ -255,13 +244,7 @@ mod tests {
         w.write_u64(2).unwrap();
         w.write_string("hi").unwrap();
         let v = w.into_inner();
-        assert_eq!(
-            v,
-            [
-                0, 1, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, b'h', b'i',
-                0
-            ]
-        );
+        assert_eq!(v, [0, 1, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, b'h', b'i', 0]);
     }
 
     #[test]
