@@ -5,7 +5,19 @@
 //! rejected with a reason, never a panic.
 
 pub mod guid;
+pub mod header;
+pub mod locator;
+pub mod parameter;
+pub mod pid;
+pub mod sequence_number;
+pub mod time;
 pub mod vendor;
 
+pub use crate::cdr::{DecodeError, EncodeError, Endian};
 pub use guid::{EntityId, EntityKind, Guid, GuidPrefix};
+pub use header::{Header, ProtocolVersion};
+pub use locator::{Locator, LocatorList};
+pub use parameter::{Parameter, ParameterList, ParameterListWriter};
+pub use sequence_number::{FragmentNumber, FragmentNumberSet, SequenceNumber, SequenceNumberSet};
+pub use time::{Duration, Time};
 pub use vendor::{VendorId, VENDOR_ID_HDDS};
