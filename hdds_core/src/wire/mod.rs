@@ -7,9 +7,11 @@
 pub mod guid;
 pub mod header;
 pub mod locator;
+pub mod message;
 pub mod parameter;
 pub mod pid;
 pub mod sequence_number;
+pub mod submessage;
 pub mod time;
 pub mod vendor;
 
@@ -17,7 +19,9 @@ pub use crate::cdr::{DecodeError, EncodeError, Endian};
 pub use guid::{EntityId, EntityKind, Guid, GuidPrefix};
 pub use header::{Header, ProtocolVersion};
 pub use locator::{Locator, LocatorList};
+pub use message::{Message, MessageBuilder, Received, Receiver, ReceiverState, SubmessageIter};
 pub use parameter::{Parameter, ParameterList, ParameterListWriter};
 pub use sequence_number::{FragmentNumber, FragmentNumberSet, SequenceNumber, SequenceNumberSet};
+pub use submessage::{Submessage, SubmessageHeader};
 pub use time::{Duration, Time};
 pub use vendor::{VendorId, VENDOR_ID_HDDS};
