@@ -445,3 +445,17 @@ fn submessage_headers_report_little_endian() {
         assert_eq!(h.endian(), Endian::Little);
     }
 }
+
+#[test]
+fn hex_loader_skips_comments_and_spaces() {
+    assert_eq!(support::parse_hex("# x\n0a 0B\n# y\nff\n"), vec![0x0a, 0x0b, 0xff]);
+}
+
+#[test]
+fn every_vector_is_an_rtps_datagram() {
+    let v = support::all_vectors();
+    assert!(v.len() >= 20, "golden vectors missing: {}", v.len());
+    for (name, b) in v {
+        assert_eq!(&b[..4], b"RTPS", "{name}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Helpers shared by the wire tests (included with `#[path]`): golden vectors from tests/data/rtps
-//! and a minimal pcap reader for the reference captures. Also tested on its own here.
+//! and a minimal pcap reader for the reference captures. Built on its own too, with no tests;
+//! the helpers are tested from wire_golden.rs and wire_captures.rs.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -112,27 +113,4 @@ pub fn udp_payload(linktype: u32, frame: &[u8]) -> Option<&[u8]> {
     let udp = ip + ihl;
     let len = u16::from_be_bytes([*frame.get(udp + 4)?, *frame.get(udp + 5)?]) as usize;
     frame.get(udp + 8..udp + len)
-}
-
-#[test]
-fn hex_loader_skips_comments_and_spaces() {
-    assert_eq!(parse_hex("# x\n0a 0B\n# y\nff\n"), vec![0x0a, 0x0b, 0xff]);
-}
-
-#[test]
-fn every_vector_is_an_rtps_datagram() {
-    let v = all_vectors();
-    assert!(v.len() >= 20, "golden vectors missing: {}", v.len());
-    for (name, b) in v {
-        assert_eq!(&b[..4], b"RTPS", "{name}");
-    }
-}
-
-#[test]
-fn pcap_reader_finds_the_first_spdp_frame() {
-    let Some(dir) = captures_dir() else { return };
-    let data = std::fs::read(dir.join("ros_cyclone_talker_listener.pcap")).unwrap();
-    let (lt, frames) = pcap_frames(&data);
-    let udp = udp_payload(lt, frames[0].bytes).unwrap();
-    assert_eq!(udp, &vector("cyclone_spdp_data_p")[..]);
 }
