@@ -31,7 +31,7 @@ fn every_captured_datagram_parses_and_re_encodes() {
     assert!(!pcaps.is_empty(), "no pcap in {}", dir.display());
 
     let mut kinds: BTreeMap<u8, usize> = BTreeMap::new();
-    let (mut datagrams, mut plists, mut locators) = (0usize, 0usize, 0usize);
+    let (mut datagrams, mut plists, mut locators, mut representations) = (0usize, 0usize, 0usize, 0usize);
     let mut frags: HashMap<(GuidPrefix, EntityId, i64), Fragments> = HashMap::new();
 
     for path in &pcaps {
@@ -86,6 +86,12 @@ fn every_captured_datagram_parses_and_re_encodes() {
                                 pid::PID_USER_DATA => {
                                     p.as_bytes_sequence().unwrap();
                                 }
+                                pid::PID_DATA_REPRESENTATION => {
+                                    // Cyclone's ddsperf offers [XCDR, XCDR2].
+                                    let reps = p.as_data_representation().unwrap();
+                                    assert!(reps.contains(&pid::XCDR_DATA_REPRESENTATION), "{at}: {reps:?}");
+                                    representations += 1;
+                                }
                                 _ => {}
                             }
                         }
@@ -126,6 +132,7 @@ fn every_captured_datagram_parses_and_re_encodes() {
         assert!(kinds.contains_key(&k), "no submessage {k:#x} in the captures");
     }
     assert!(!complete.is_empty(), "no complete fragmented sample");
+    assert!(representations > 0, "no PID_DATA_REPRESENTATION seen");
 }
 
 #[test]
