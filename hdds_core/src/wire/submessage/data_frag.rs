@@ -40,13 +40,18 @@ pub struct DataFrag<'a> {
 }
 
 impl<'a> DataFrag<'a> {
-    /// Offset of this submessage's first fragment inside the sample.
+    /// Offset of this submessage's first fragment inside the sample. (Parsing guarantees
+    /// fragmentStartingNum >= 1 and fragmentSize >= 1; the helpers saturate for hand-built values
+    /// rather than panic.)
     pub fn sample_offset(&self) -> u64 {
-        (self.fragment_starting_num as u64 - 1) * self.fragment_size as u64
+        (self.fragment_starting_num as u64).saturating_sub(1) * self.fragment_size as u64
     }
 
-    /// Number of fragments the whole sample has.
+    /// Number of fragments the whole sample has (0 if fragmentSize is 0).
     pub fn total_fragments(&self) -> u32 {
+        if self.fragment_size == 0 {
+            return 0;
+        }
         (self.sample_size as u64).div_ceil(self.fragment_size as u64) as u32
     }
 

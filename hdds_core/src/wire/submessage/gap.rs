@@ -15,7 +15,8 @@ pub struct Gap {
 }
 
 impl Gap {
-    /// Every sequence number the GAP declares irrelevant, in order.
+    /// Every sequence number the GAP declares irrelevant, in order. Lazy: a peer can declare a
+    /// range of billions, so callers clip it to the numbers they actually track.
     pub fn irrelevant(&self) -> impl Iterator<Item = SequenceNumber> + '_ {
         (self.gap_start.0..self.gap_list.base.0).map(SequenceNumber).chain(self.gap_list.iter())
     }
