@@ -13,7 +13,7 @@ pub struct ProtocolVersion {
 }
 
 impl ProtocolVersion {
-    /// What we send. 2.3 is what both Cyclone 0.10 and Fast DDS 2.9 announce and what our message
+    /// What we send. Fast DDS 2.9 announces 2.3 (Cyclone 0.10 still says 2.1); 2.3 is what our message
     /// set corresponds to; newer minor versions are accepted on receive.
     pub const CURRENT: ProtocolVersion = ProtocolVersion { major: 2, minor: 3 };
 }

@@ -81,6 +81,12 @@ impl<'a> Parameter<'a> {
         self.reader().read_array::<2>()
     }
 
+    /// PID_DATA_REPRESENTATION: a sequence of representation ids (see `pid::XCDR_DATA_REPRESENTATION`).
+    /// The vector is bounded by the value's length.
+    pub fn as_data_representation(&self) -> Result<Vec<i16>, DecodeError> {
+        self.reader().read_sequence::<i16>()
+    }
+
     /// A SampleIdentity (writer GUID, then sequence number as high/low): RELATED_SAMPLE_IDENTITY.
     pub fn as_sample_identity(&self) -> Result<(Guid, SequenceNumber), DecodeError> {
         let mut r = self.reader();

@@ -68,6 +68,11 @@ pub const PID_DATA_REPRESENTATION: ParameterId = 0x0073;
 pub const PID_TYPE_CONSISTENCY_ENFORCEMENT: ParameterId = 0x0074;
 pub const PID_TYPE_INFORMATION: ParameterId = 0x0075;
 
+/// Values in PID_DATA_REPRESENTATION's `sequence<short>` (DDS-XTypes 1.3 7.6.3.1.1).
+pub const XCDR_DATA_REPRESENTATION: i16 = 0;
+pub const XML_DATA_REPRESENTATION: i16 = 1;
+pub const XCDR2_DATA_REPRESENTATION: i16 = 2;
+
 // Inline QoS of DATA / DATA_FRAG.
 pub const PID_CONTENT_FILTER_INFO: ParameterId = 0x0055;
 pub const PID_COHERENT_SET: ParameterId = 0x0056;

@@ -1,0 +1,253 @@
+//! Whole RTPS messages (one UDP datagram): parsing into a header and borrowed submessages, the
+//! receiver state that INFO_* submessages set for the ones after them, and a builder.
+//!
+//! Parsing allocates nothing and never panics. Rules from RTPS 2.5 section 8.3.4.1 / 9.4.5.1:
+//! - octetsToNextHeader always finds the next submessage, also for known ids with longer bodies
+//!   (extensions); 0 means "to the end of the message", except for PAD and INFO_TS where it is a
+//!   real zero length.
+//! - unknown submessage ids are skipped (yielded as [`Submessage::Unknown`] for statistics);
+//! - a header whose length runs past the datagram, or a known submessage that is invalid, ends the
+//!   message: the iterator yields one error and then stops (earlier submessages stay valid).
+
+use super::header::{Header, ProtocolVersion};
+use super::locator::LocatorList;
+use super::submessage::{id, ParseContext, Submessage, SubmessageHeader};
+use super::time::Time;
+use super::vendor::VendorId;
+use super::GuidPrefix;
+use crate::cdr::{DecodeError, EncodeError, Endian};
+
+/// A parsed message: its header and the bytes of its submessages (decoded lazily).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Message<'a> {
+    pub header: Header,
+    datagram: &'a [u8],
+}
+
+impl<'a> Message<'a> {
+    /// Checks the header; the submessages are decoded when iterated.
+    pub fn parse(datagram: &'a [u8]) -> Result<Message<'a>, DecodeError> {
+        Ok(Message { header: Header::parse(datagram)?, datagram })
+    }
+
+    /// The whole datagram.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.datagram
+    }
+
+    /// The submessages with their headers, in order.
+    pub fn submessages(&self) -> SubmessageIter<'a> {
+        SubmessageIter {
+            buf: self.datagram,
+            pos: Header::SIZE,
+            ctx: ParseContext { vendor: self.header.vendor_id },
+            done: false,
+        }
+    }
+
+    /// The submessages with the receiver state that applies to each (see [`ReceiverState`]).
+    pub fn receive(&self) -> Receiver<'a> {
+        Receiver { inner: self.submessages(), state: ReceiverState::new(&self.header) }
+    }
+
+    /// Parses a datagram completely: header and every submessage, or the first error. The vector
+    /// holds at most one entry per 4 bytes of input.
+    pub fn parse_all(datagram: &'a [u8]) -> Result<(Header, Vec<Submessage<'a>>), DecodeError> {
+        let m = Message::parse(datagram)?;
+        let subs = m.submessages().map(|r| r.map(|(_, s)| s)).collect::<Result<Vec<_>, _>>()?;
+        Ok((m.header, subs))
+    }
+}
+
+/// Iterator over a message's submessages; yields at most one error, then ends.
+#[derive(Clone, Debug)]
+pub struct SubmessageIter<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    ctx: ParseContext,
+    done: bool,
+}
+
+impl<'a> SubmessageIter<'a> {
+    /// Byte offset of the next submessage in the datagram.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn fail(&mut self, e: DecodeError) -> Option<Result<(SubmessageHeader, Submessage<'a>), DecodeError>> {
+        self.done = true;
+        Some(Err(e))
+    }
+}
+
+impl<'a> Iterator for SubmessageIter<'a> {
+    type Item = Result<(SubmessageHeader, Submessage<'a>), DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.pos >= self.buf.len() {
+            return None;
+        }
+        let at = self.pos;
+        let Some(header) = SubmessageHeader::parse(&self.buf[at..]) else {
+            return self.fail(DecodeError::new("message ends inside a submessage header", at));
+        };
+        let body_start = at + SubmessageHeader::SIZE;
+        let left = self.buf.len() - body_start;
+        let body_len = match header.octets_to_next_header {
+            0 if header.id != id::PAD && header.id != id::INFO_TS => left,
+            n => n as usize,
+        };
+        if body_len > left {
+            return self.fail(DecodeError::new("submessage length runs past the end of the message", at + 2));
+        }
+        let body = &self.buf[body_start..body_start + body_len];
+        self.pos = body_start + body_len;
+        match Submessage::parse(header, body, &self.ctx) {
+            Ok(sub) => {
+                // INFO_SRC changes whose vendor-specific parameter ids the later inline QoS uses.
+                if let Submessage::InfoSrc(s) = &sub {
+                    self.ctx.vendor = s.vendor_id;
+                }
+                Some(Ok((header, sub)))
+            }
+            Err(e) => self.fail(e.shifted(body_start)),
+        }
+    }
+}
+
+/// The state of RTPS's message receiver (RTPS 2.5 section 8.3.4), as it applies to a submessage:
+/// set from the message header, then changed by INFO_SRC, INFO_DST, INFO_REPLY and INFO_TS for the
+/// submessages after them in the same message.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ReceiverState<'a> {
+    pub source_version: ProtocolVersion,
+    pub source_vendor_id: VendorId,
+    pub source_guid_prefix: GuidPrefix,
+    /// The participant the submessage is for; all zeros (GUIDPREFIX_UNKNOWN) means whoever
+    /// received it, which is how the spec's initial value (the receiver's own prefix) looks to IO-free
+    /// code that does not know the receiver.
+    pub dest_guid_prefix: GuidPrefix,
+    /// Where to reply, if an INFO_REPLY said so; `None` means the datagram's source address.
+    pub unicast_reply: Option<LocatorList<'a>>,
+    pub multicast_reply: Option<LocatorList<'a>>,
+    /// The source timestamp from the last INFO_TS (`None`: none, or invalidated).
+    pub timestamp: Option<Time>,
+}
+
+impl<'a> ReceiverState<'a> {
+    pub fn new(h: &Header) -> Self {
+        ReceiverState {
+            source_version: h.version,
+            source_vendor_id: h.vendor_id,
+            source_guid_prefix: h.guid_prefix,
+            dest_guid_prefix: GuidPrefix::default(),
+            unicast_reply: None,
+            multicast_reply: None,
+            timestamp: None,
+        }
+    }
+
+    /// Applies an INFO_* submessage (others leave the state as it is).
+    pub fn apply(&mut self, sub: &Submessage<'a>) {
+        match sub {
+            Submessage::InfoTs(ts) => self.timestamp = ts.timestamp,
+            Submessage::InfoDst(d) => self.dest_guid_prefix = d.guid_prefix,
+            Submessage::InfoSrc(s) => {
+                self.source_version = s.version;
+                self.source_vendor_id = s.vendor_id;
+                self.source_guid_prefix = s.guid_prefix;
+                // The spec resets these: they described the previous source.
+                self.unicast_reply = None;
+                self.multicast_reply = None;
+                self.timestamp = None;
+            }
+            Submessage::InfoReply(r) => {
+                self.unicast_reply = Some(r.unicast);
+                self.multicast_reply = r.multicast;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One submessage with the receiver state in force for it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Received<'a> {
+    pub state: ReceiverState<'a>,
+    pub header: SubmessageHeader,
+    pub submessage: Submessage<'a>,
+}
+
+/// Iterator of [`Received`] submessages; like [`SubmessageIter`] it stops after an error.
+#[derive(Clone, Debug)]
+pub struct Receiver<'a> {
+    inner: SubmessageIter<'a>,
+    state: ReceiverState<'a>,
+}
+
+impl<'a> Receiver<'a> {
+    pub fn state(&self) -> &ReceiverState<'a> {
+        &self.state
+    }
+}
+
+impl<'a> Iterator for Receiver<'a> {
+    type Item = Result<Received<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.inner.next()?.map(|(header, submessage)| {
+            self.state.apply(&submessage);
+            Received { state: self.state, header, submessage }
+        }))
+    }
+}
+
+/// Encodes a message: the header, then submessages in the builder's byte order (little endian by
+/// default, as Cyclone and Fast DDS send on x86 and ARM).
+#[derive(Debug)]
+pub struct MessageBuilder {
+    buf: Vec<u8>,
+    endian: Endian,
+}
+
+impl MessageBuilder {
+    pub fn new(header: &Header) -> Self {
+        Self::with_buffer(Vec::new(), header)
+    }
+
+    /// Builds into a reused buffer (cleared first), so a pooled buffer keeps its capacity.
+    pub fn with_buffer(mut buf: Vec<u8>, header: &Header) -> Self {
+        buf.clear();
+        buf.extend_from_slice(&header.to_bytes());
+        MessageBuilder { buf, endian: Endian::Little }
+    }
+
+    /// The byte order for the submessages added from now on.
+    pub fn set_endian(&mut self, endian: Endian) -> &mut Self {
+        self.endian = endian;
+        self
+    }
+
+    /// Appends a submessage; on error the message is left as it was.
+    pub fn add(&mut self, sub: &Submessage<'_>) -> Result<&mut Self, EncodeError> {
+        sub.write(&mut self.buf, self.endian)?;
+        Ok(self)
+    }
+
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True when no submessage has been added yet.
+    pub fn is_empty(&self) -> bool {
+        self.buf.len() <= Header::SIZE
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    pub fn finish(self) -> Vec<u8> {
+        self.buf
+    }
+}
