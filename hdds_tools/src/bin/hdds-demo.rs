@@ -51,7 +51,10 @@ fn main() {
         writer.guid(),
         writer.matched_reader_count()
     );
-    println!("publishing {count} samples of {size} B {}", if rate > 0.0 { format!("at {rate} Hz") } else { "as fast as possible".into() });
+    println!(
+        "publishing {count} samples of {size} B {}",
+        if rate > 0.0 { format!("at {rate} Hz") } else { "as fast as possible".into() }
+    );
 
     let done = Arc::new(AtomicBool::new(false));
     let subscriber = {
@@ -114,7 +117,11 @@ fn main() {
     let (received, out_of_order, receive_time, lat) = subscriber.join().expect("subscriber thread");
 
     let secs = receive_time.as_secs_f64().max(1e-9);
-    println!("published {count} in {:.3} s ({:.0} samples/s)", publish_time.as_secs_f64(), count as f64 / publish_time.as_secs_f64().max(1e-9));
+    println!(
+        "published {count} in {:.3} s ({:.0} samples/s)",
+        publish_time.as_secs_f64(),
+        count as f64 / publish_time.as_secs_f64().max(1e-9)
+    );
     println!(
         "received {received}/{count} in order: {} | {:.0} samples/s, {:.1} MB/s | latency p50 {} us, p99 {} us, max {} us",
         if out_of_order == 0 { "yes" } else { "NO" },
