@@ -22,9 +22,10 @@ passed=0 failed=0 skipped=0
 section() { printf '\n==== %s\n' "$*"; }
 count() { passed=$((passed + $1)); failed=$((failed + $2)); }
 
-section "Rust tests (cargo test --workspace)"
+section "Rust: clippy (warnings are errors) and cargo test --workspace"
 cd "$root"
 rust_ok=1
+cargo clippy --workspace --all-targets --locked -q -- -D warnings 2>&1 | tee "$logs/clippy.log" || rust_ok=0
 cargo test --workspace --locked 2>&1 | tee "$logs/cargo.log" || rust_ok=0
 rp=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) s += $i} END {print s + 0}' "$logs/cargo.log")
 rf=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^failed/) s += $i} END {print s + 0}' "$logs/cargo.log")

@@ -55,7 +55,7 @@ fn duration_out(d: Duration) -> i64 {
 }
 
 impl HddsQos {
-    pub(crate) fn to_core(&self) -> Result<Qos, Error> {
+    pub(crate) fn to_core(self) -> Result<Qos, Error> {
         let reliability = match self.reliability {
             HDDS_RELIABILITY_BEST_EFFORT => Reliability::BestEffort,
             HDDS_RELIABILITY_RELIABLE => Reliability::Reliable,

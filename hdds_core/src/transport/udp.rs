@@ -272,7 +272,9 @@ mod tests {
         }
     }
 
-    fn spawn(sockets: UdpSockets) -> (StopHandle, mpsc::Receiver<(Vec<u8>, Channel)>, std::thread::JoinHandle<()>) {
+    type Received = mpsc::Receiver<(Vec<u8>, Channel)>;
+
+    fn spawn(sockets: UdpSockets) -> (StopHandle, Received, std::thread::JoinHandle<()>) {
         let (tx, rx) = mpsc::channel();
         let stop = sockets.receiver.stop_handle();
         let t = std::thread::spawn(move || {
