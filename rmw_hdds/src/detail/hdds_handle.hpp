@@ -1,0 +1,34 @@
+// Copyright 2026 The rmw_hdds authors. Apache-2.0.
+//
+// RAII over the hdds C ABI: one owning pointer type per handle kind, and the engine's last error
+// as a string for RMW_SET_ERROR_MSG.
+#ifndef RMW_HDDS__DETAIL__HDDS_HANDLE_HPP_
+#define RMW_HDDS__DETAIL__HDDS_HANDLE_HPP_
+
+#include <memory>
+#include <string>
+
+#include "hdds/hdds.h"
+
+namespace rmw_hdds
+{
+template<typename T, void (* Destroy)(T *)>
+struct HddsDeleter
+{
+  void operator()(T * p) const noexcept {Destroy(p);}
+};
+
+using ParticipantHandle =
+  std::unique_ptr<HddsParticipant, HddsDeleter<HddsParticipant, hdds_participant_destroy>>;
+using WriterHandle = std::unique_ptr<HddsWriter, HddsDeleter<HddsWriter, hdds_writer_destroy>>;
+using ReaderHandle = std::unique_ptr<HddsReader, HddsDeleter<HddsReader, hdds_reader_destroy>>;
+using SampleHandle = std::unique_ptr<HddsSample, HddsDeleter<HddsSample, hdds_sample_free>>;
+
+// The message of the engine's last failure on this thread, e.g. "hdds_participant_create: ...".
+inline std::string last_error()
+{
+  return std::string(hdds_last_error());
+}
+}  // namespace rmw_hdds
+
+#endif  // RMW_HDDS__DETAIL__HDDS_HANDLE_HPP_

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The project's test command (what .ci/run runs): installs what the tests need, then runs
+#   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
+#   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
+#   3. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
+#      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test.
+# Without ROS 2 it says which ROS-level tests it skipped and why. Exits non-zero on any failure.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ros_prefix="${HDDS_ROS_PREFIX:-/opt/ros/humble}"
+have_ros=0
+[ -f "$ros_prefix/setup.bash" ] && have_ros=1
+
+if [ "$have_ros" = 1 ]; then "$root/scripts/setup.sh" --ros; else "$root/scripts/setup.sh"; fi
+export PATH="$HOME/.cargo/bin:$PATH"
+# Every DDS/ROS process a test starts stays on loopback.
+export ROS_LOCALHOST_ONLY=1
+
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+passed=0 failed=0 skipped=0
+section() { printf '\n==== %s\n' "$*"; }
+count() { passed=$((passed + $1)); failed=$((failed + $2)); }
+
+section "Rust tests (cargo test --workspace)"
+cd "$root"
+rust_ok=1
+cargo test --workspace --locked 2>&1 | tee "$logs/cargo.log" || rust_ok=0
+rp=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) s += $i} END {print s + 0}' "$logs/cargo.log")
+rf=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^failed/) s += $i} END {print s + 0}' "$logs/cargo.log")
+[ "$rust_ok" = 1 ] || rf=$((rf > 0 ? rf : 1))
+count "${rp:-0}" "${rf:-0}"
+
+section "C ABI tests (test/c_abi, ctest)"
+c_ok=1
+{ cmake -S test/c_abi -B build/c_abi -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null \
+  && cmake --build build/c_abi \
+  && ctest --test-dir build/c_abi --output-on-failure; } 2>&1 | tee "$logs/ctest.log" || c_ok=0
+cp=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2 \1/p' "$logs/ctest.log" | awk '{print $1-$2}')
+cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$logs/ctest.log")
+[ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
+count "${cp:-0}" "${cf:-0}"
+
+ros_tests="colcon build of rmw_hdds (warnings as errors); gtests test_rmw_init and test_rmw_implementation_loads_hdds; the C ABI tests inside the package"
+if [ "$have_ros" = 1 ]; then
+  section "ROS-level tests ($ros_prefix): colcon build + colcon test of rmw_hdds"
+  ws="$(mktemp -d)"
+  mkdir -p "$ws/src"
+  ln -s "$root" "$ws/src/rmw_hdds"
+  ros_ok=1
+  # errexit does not apply inside a subshell that is the left side of `||`: chain with &&.
+  (
+    set +u
+    # shellcheck disable=SC1091
+    source "$ros_prefix/setup.bash" && set -u && cd "$ws" \
+    && export PATH="/usr/bin:$PATH" `# ROS tooling runs on Debian's python3` \
+    && colcon build --packages-select rmw_hdds --event-handlers console_direct+ \
+      --cmake-args -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DHDDS_WERROR=ON \
+    && colcon test --packages-select rmw_hdds --event-handlers console_direct+ --return-code-on-test-failure
+  ) 2>&1 | tee "$logs/colcon.log" || ros_ok=0
+  summary=$(cd "$ws" && PATH="/usr/bin:$PATH" colcon test-result --all 2>/dev/null | tail -1 || true)
+  echo "$summary"
+  # "Summary: N tests, E errors, F failures, S skipped"
+  read -r rt re rfl rs < <(echo "$summary" | sed -nE 's/Summary: ([0-9]+) tests, ([0-9]+) errors, ([0-9]+) failures, ([0-9]+) skipped/\1 \2 \3 \4/p') || true
+  rt=${rt:-0} re=${re:-0} rfl=${rfl:-0} rs=${rs:-0}
+  ros_passed=$((rt - re - rfl - rs)) ros_failed=$((re + rfl))
+  # A build that failed ran no test: it still counts as a failure.
+  [ "$ros_ok" = 1 ] || [ "$ros_failed" -gt 0 ] || ros_failed=1
+  count "$ros_passed" "$ros_failed"
+  skipped=$((skipped + rs))
+  rm -rf "$ws"
+else
+  section "ROS-level tests: SKIPPED"
+  echo "SKIPPED: $ros_tests."
+  echo "Why: ROS 2 Humble is not installed at $ros_prefix (no setup.bash there). Install it, or point"
+  echo "HDDS_ROS_PREFIX at another Humble install, to run them."
+  skipped=$((skipped + 1))
+fi
+
+section "Summary"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
