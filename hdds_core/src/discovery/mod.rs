@@ -3,12 +3,23 @@
 //! writer and a reader match (with the reason when they do not).
 //!
 //! - [`ports`]: the RTPS port formula and the SPDP multicast group.
+//! - [`spdp`]: [`SpdpParticipantData`] (DCPSParticipant).
+//! - [`inline_qos`]: key hash and status info of built-in DATA, disposal keys, and
+//!   [`decode_change`] (one built-in DATA to "alive" or "gone").
 //! - [`user_data`]: ROS's `key=value;` USER_DATA (`enclave=`, `clientid=`, `serviceid=`, `typehash=`).
 //! - [`vendor_quirks`]: what we do differently per vendor.
+//!
+//! Missing in `wire` and therefore written here: the type-lookup and security bits of the built-in
+//! endpoint set ([`spdp::builtin_endpoints`]).
 
+pub mod inline_qos;
+mod plist;
 pub mod ports;
+pub mod spdp;
 pub mod user_data;
 pub mod vendor_quirks;
 
+pub use inline_qos::{decode_change, BuiltinTopic, Change, InlineQos, SerializedPayload, StatusInfo};
 pub use ports::{PortError, Ports, SPDP_MULTICAST_ADDRESS};
+pub use spdp::SpdpParticipantData;
 pub use user_data::{Csid, UserData};
