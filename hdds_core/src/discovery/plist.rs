@@ -52,6 +52,11 @@ pub(crate) fn read<'a, T>(
     f(p).map_err(|e| DecodeError::new(what, value_offset(list, p) + e.offset))
 }
 
+/// A value error at a parameter (unknown enum value and the like).
+pub(crate) fn bad(list: &ParameterList<'_>, p: &Parameter<'_>, what: &'static str) -> DecodeError {
+    DecodeError::new(what, value_offset(list, p))
+}
+
 /// Appends a locator if it is one we can use (UDPv4/UDPv6); other kinds, such as Fast DDS's shared
 /// memory (kind 16), are skipped: a peer offering more transports than we speak is normal.
 pub(crate) fn push_locator(
@@ -82,6 +87,22 @@ pub(crate) fn unknown(
     }
     ignored.push(p.pid);
     Ok(())
+}
+
+/// A sequence of strings (PID_PARTITION).
+pub(crate) fn read_string_sequence(p: &Parameter<'_>) -> Result<Vec<String>, DecodeError> {
+    let mut r = p.reader();
+    let n = r.read_sequence_len(5)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(r.read_str()?.to_owned());
+    }
+    Ok(v)
+}
+
+/// A sequence of i16 (PID_DATA_REPRESENTATION).
+pub(crate) fn read_i16_sequence(p: &Parameter<'_>) -> Result<Vec<i16>, DecodeError> {
+    p.reader().read_sequence::<i16>()
 }
 
 #[cfg(test)]
