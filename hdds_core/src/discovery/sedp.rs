@@ -650,6 +650,7 @@ impl DiscoveredWriterData {
         Ok(out)
     }
 
+    /// Appends the serialized payload to `out` (on error `out` may hold part of it).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         self.0.encode_into(out, EndpointKind::Writer)
     }
@@ -673,6 +674,7 @@ impl DiscoveredReaderData {
         Ok(out)
     }
 
+    /// Appends the serialized payload to `out` (on error `out` may hold part of it).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         self.0.encode_into(out, EndpointKind::Reader)
     }

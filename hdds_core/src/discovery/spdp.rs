@@ -224,7 +224,7 @@ impl SpdpParticipantData {
         Ok(out)
     }
 
-    /// Appends the serialized payload to `out`.
+    /// Appends the serialized payload to `out` (on error `out` may hold part of it).
     pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let mut w = ParameterListWriter::payload(out, Endian::Little);
         w.put_protocol_version(self.protocol_version)?;
