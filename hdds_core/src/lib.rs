@@ -9,6 +9,7 @@
 //! - [`runtime`]: participants, writers and readers: the public API that `hdds_ffi` wraps.
 
 pub mod cdr;
+pub mod discovery;
 pub mod error;
 pub mod qos;
 pub mod runtime;
