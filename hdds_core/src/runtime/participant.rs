@@ -10,9 +10,6 @@ use crate::error::{Error, Result};
 use crate::qos::Qos;
 use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix};
 
-/// The highest domain id whose RTPS ports (7400 + 250 * id + offsets) still fit in 16 bits.
-pub const MAX_DOMAIN_ID: u32 = 232;
-
 #[derive(Debug, Clone, Default)]
 pub struct ParticipantConfig {
     pub domain_id: u32,
@@ -31,13 +28,8 @@ pub(crate) struct ParticipantInner {
 
 impl Participant {
     pub fn new(config: ParticipantConfig) -> Result<Participant> {
-        if config.domain_id > MAX_DOMAIN_ID {
-            return Err(Error::bad_argument(format!(
-                "domain id {} is out of range: RTPS ports only exist for domain ids 0 to {MAX_DOMAIN_ID}; \
-                 set ROS_DOMAIN_ID to a value in that range",
-                config.domain_id
-            )));
-        }
+        // The domain's ports must exist even before the network path uses them.
+        crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
         Ok(Participant {
             inner: Arc::new(ParticipantInner {
                 domain_id: config.domain_id,
