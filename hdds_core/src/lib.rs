@@ -11,6 +11,7 @@
 pub mod cdr;
 pub mod error;
 pub mod qos;
+pub mod rtps;
 pub mod runtime;
 pub mod time;
 pub mod transport;
