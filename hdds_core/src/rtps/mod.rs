@@ -11,6 +11,8 @@
 //!
 //! - [`history_cache`]: a writer's kept samples, KEEP_LAST / KEEP_ALL.
 //! - [`stateless_writer`]: best effort, each sample sent once; SPDP's periodic re-announcement.
+//! - [`stateful_writer`] + [`reader_proxy`]: the reliable writer and what it knows of each reader.
+//! - [`stateful_reader`] + [`writer_proxy`]: the reliable reader and its per-writer order buffer.
 //! - [`best_effort_reader`]: in-order-or-drop delivery, no repair.
 //! - [`fragment`]: DATA_FRAG split and bounded reassembly.
 //! - [`messages`]: the rtps-level submessage contents the machines consume and produce.
@@ -19,8 +21,12 @@ pub mod best_effort_reader;
 pub mod fragment;
 pub mod history_cache;
 pub mod messages;
+pub mod reader_proxy;
 mod sn_window;
+pub mod stateful_reader;
+pub mod stateful_writer;
 pub mod stateless_writer;
+pub mod writer_proxy;
 
 pub use best_effort_reader::{BestEffortReader, BestEffortReaderConfig};
 pub use fragment::{ReassemblyLimits, DEFAULT_FRAGMENT_SIZE};
@@ -29,4 +35,6 @@ pub use messages::{
     AckNack, Data, DataFrag, Delivery, Dest, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, NackFrag, ReaderAction,
     SampleIdentity, SampleMeta, WriterAction,
 };
+pub use stateful_reader::{ReaderConfig, ReaderStats, StatefulReader};
+pub use stateful_writer::{MatchedReader, StatefulWriter, WriteBlocked, WriterConfig, WriterStats};
 pub use stateless_writer::{StatelessWriter, StatelessWriterConfig};
