@@ -121,6 +121,9 @@ pub struct Reassembler {
     limits: ReassemblyLimits,
     policy: EvictPolicy,
     partials: Vec<Partial>,
+    /// Received-fragment bitmaps of finished samples, reused so that steady reassembly allocates
+    /// only the sample's own buffer.
+    spare_bits: Vec<Vec<u64>>,
     total_bytes: usize,
     stamp: u64,
 }
@@ -131,7 +134,7 @@ const MAX_PADDING: usize = 3;
 
 impl Reassembler {
     pub fn new(limits: ReassemblyLimits, policy: EvictPolicy) -> Self {
-        Reassembler { limits, policy, partials: Vec::new(), total_bytes: 0, stamp: 0 }
+        Reassembler { limits, policy, partials: Vec::new(), spare_bits: Vec::new(), total_bytes: 0, stamp: 0 }
     }
 
     /// How many samples are partially received.
@@ -221,8 +224,7 @@ impl Reassembler {
         if p.received < p.total {
             return FragOutcome::Incomplete;
         }
-        let p = self.partials.swap_remove(i);
-        self.total_bytes -= p.sample_size as usize;
+        let p = self.remove_at(i);
         FragOutcome::Complete { meta: p.meta, payload: p.buf }
     }
 
@@ -244,9 +246,11 @@ impl Reassembler {
                 }
                 EvictPolicy::DropOldest => self.partials.iter().enumerate().min_by_key(|(_, p)| p.stamp)?.0,
             };
-            let p = self.partials.swap_remove(victim);
-            self.total_bytes -= p.sample_size as usize;
+            self.remove_at(victim);
         }
+        let mut bits = self.spare_bits.pop().unwrap_or_default();
+        bits.clear();
+        bits.resize((total as usize).div_ceil(64), 0);
         self.stamp += 1;
         self.total_bytes += size;
         self.partials.push(Partial {
@@ -256,7 +260,7 @@ impl Reassembler {
             fragment_size: h.fragment_size as u32,
             total,
             received: 0,
-            bits: vec![0; (total as usize).div_ceil(64)],
+            bits,
             // Allocated once at its final size (a TrustedLen collect), then filled in place.
             buf: std::iter::repeat(0u8).take(size).collect(),
             meta: *meta,
@@ -264,6 +268,15 @@ impl Reassembler {
             stamp: self.stamp,
         });
         Some(self.partials.len() - 1)
+    }
+
+    fn remove_at(&mut self, i: usize) -> Partial {
+        let mut p = self.partials.swap_remove(i);
+        self.total_bytes -= p.sample_size as usize;
+        if self.spare_bits.len() < self.limits.max_concurrent.min(64) {
+            self.spare_bits.push(std::mem::take(&mut p.bits));
+        }
+        p
     }
 
     /// The fragments of (writer, sn) still missing among `1..=up_to` (at most 256 from the first
@@ -293,8 +306,7 @@ impl Reassembler {
         while i < self.partials.len() {
             let p = &self.partials[i];
             if p.writer == writer && drop(p.sn) {
-                self.total_bytes -= p.sample_size as usize;
-                self.partials.swap_remove(i);
+                self.remove_at(i);
             } else {
                 i += 1;
             }

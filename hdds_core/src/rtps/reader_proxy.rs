@@ -22,6 +22,14 @@ pub(crate) struct FragRequest {
     pub(crate) frags: SnWindow,
 }
 
+/// Fragments of `sn` resent recently: not resent again for a NACK_FRAG before `until`.
+#[derive(Debug, Clone, Copy)]
+struct FragsUnderway {
+    sn: i64,
+    frags: SnWindow,
+    until: Instant,
+}
+
 #[derive(Debug)]
 pub struct ReaderProxy {
     pub(crate) guid: Guid,
@@ -31,6 +39,11 @@ pub struct ReaderProxy {
     pub(crate) first_relevant: i64,
     /// Every SN up to and including this one is acknowledged (or irrelevant).
     pub(crate) acked: i64,
+    /// A volatile reader matched after samples were written, which has not yet shown (by an ACKNACK
+    /// base at or past `first_relevant`) that it knows they are not for it. Until then its
+    /// HEARTBEATs say the history starts at `first_relevant`, so that it does not take the older
+    /// samples for lost.
+    pub(crate) joining: bool,
     last_acknack: Option<i32>,
     last_nack_frag: Option<i32>,
     /// Whole samples the reader asked for and we have not resent yet.
@@ -45,6 +58,7 @@ pub struct ReaderProxy {
     /// A fragmented sample being resent whole: its SN and the next fragment to send.
     pub(crate) frag_cursor: Option<(i64, u32)>,
     pub(crate) frag_requests: Vec<FragRequest>,
+    frags_underway: Vec<FragsUnderway>,
     /// When the queued repairs may go out (after the NACK response delay); `None` when idle.
     pub(crate) resend_at: Option<Instant>,
     /// The reader asked for SNs from here up to `first_relevant`, which are not for it: a GAP is owed.
@@ -72,6 +86,7 @@ impl ReaderProxy {
             durability,
             first_relevant,
             acked: first_relevant - 1,
+            joining: false,
             last_acknack: None,
             last_nack_frag: None,
             requested: SnWindow::new(first_relevant),
@@ -81,6 +96,7 @@ impl ReaderProxy {
             replay_end: 0,
             frag_cursor: None,
             frag_requests: Vec::with_capacity(MAX_FRAG_REQUESTS),
+            frags_underway: Vec::with_capacity(MAX_FRAG_REQUESTS),
             resend_at: None,
             gap_below: None,
             hb_due: false,
@@ -141,6 +157,7 @@ impl ReaderProxy {
             self.acked = acked_now;
             self.underway.advance(acked_now + 1);
             self.frag_requests.retain(|r| r.sn > acked_now);
+            self.frags_underway.retain(|r| r.sn > acked_now);
             if self.frag_cursor.is_some_and(|(sn, _)| sn <= acked_now) {
                 self.frag_cursor = None;
             }
@@ -150,7 +167,9 @@ impl ReaderProxy {
             self.underway.clear();
             self.underway_until = None;
         }
-        if a.state.base.0 < self.first_relevant {
+        if a.state.base.0 >= self.first_relevant {
+            self.joining = false;
+        } else if a.state.base.0.max(1) < self.first_relevant {
             // A volatile reader that missed the GAP we sent when it matched: send it again.
             self.gap_below = Some(a.state.base.0.max(1));
             self.schedule(now + nack_delay);
@@ -195,9 +214,11 @@ impl ReaderProxy {
             Some((sn, next)) if sn == nf.sn => next,
             _ => u32::MAX,
         };
+        let underway = self.frags_underway.iter().find(|u| u.sn == nf.sn && u.until > now).map(|u| u.frags);
         let mut frags = SnWindow::new(nf.missing.base as i64);
         for n in nf.missing.iter() {
-            if n >= 1 && n <= total && n < cursor_next {
+            let in_flight = underway.is_some_and(|u| u.contains(n as i64));
+            if n >= 1 && n <= total && n < cursor_next && !in_flight {
                 frags.insert(n as i64);
             }
         }
@@ -214,6 +235,28 @@ impl ReaderProxy {
         }
         self.schedule(now + nack_delay);
         true
+    }
+
+    /// Records that fragment `n` of `sn` was just resent.
+    pub(crate) fn mark_frag_underway(&mut self, now: Instant, sn: i64, n: u32, suppression: Duration) {
+        let until = now + suppression;
+        match self.frags_underway.iter_mut().find(|u| u.sn == sn) {
+            Some(u) => {
+                if u.until <= now {
+                    u.frags = SnWindow::new(n as i64);
+                }
+                u.frags.insert(n as i64);
+                u.until = until;
+            }
+            None => {
+                if self.frags_underway.len() >= MAX_FRAG_REQUESTS {
+                    self.frags_underway.remove(0);
+                }
+                let mut frags = SnWindow::new(n as i64);
+                frags.insert(n as i64);
+                self.frags_underway.push(FragsUnderway { sn, frags, until });
+            }
+        }
     }
 
     /// Records that `sn` was just resent whole.

@@ -216,10 +216,11 @@ impl StatefulWriter {
         if !transient && last >= self.cfg.first_sn {
             out.push(WriterAction::Gap { to, gap: Gap::range(self.cfg.first_sn, last + 1) });
             self.stats.gaps_sent += 1;
+            p.joining = true;
         }
         // The HEARTBEAT goes first so that the reader knows where the history starts before the
         // replayed samples arrive.
-        let hb = self.heartbeat(false);
+        let hb = self.heartbeat(if p.joining { first_relevant } else { 0 }, false);
         out.push(WriterAction::Heartbeat { to, hb });
         if transient && !self.history.is_empty() {
             p.replay_next = self.history.first_sn();
@@ -359,11 +360,12 @@ impl StatefulWriter {
         fast.min(self.cfg.heartbeat_period)
     }
 
-    fn heartbeat(&mut self, final_flag: bool) -> Heartbeat {
+    /// The next HEARTBEAT; `first_floor` raises its first SN for a joining volatile reader.
+    fn heartbeat(&mut self, first_floor: i64, final_flag: bool) -> Heartbeat {
         self.hb_count = self.hb_count.wrapping_add(1);
         self.stats.heartbeats_sent += 1;
         Heartbeat {
-            first_sn: self.history.first_sn(),
+            first_sn: self.history.first_sn().max(first_floor),
             last_sn: self.history.last_sn(),
             count: self.hb_count,
             final_flag,
@@ -373,8 +375,21 @@ impl StatefulWriter {
 
     fn send_periodic_heartbeat(&mut self, now: Instant, out: &mut Vec<WriterAction>) {
         let all_acked = self.all_acked();
-        let hb = self.heartbeat(all_acked);
-        out.push(WriterAction::Heartbeat { to: Dest::All, hb });
+        if self.proxies.iter().any(|p| p.joining) {
+            // A joining reader must not see the common first SN (see ReaderProxy::joining): while
+            // one is, every reliable reader gets its own HEARTBEAT.
+            for i in 0..self.proxies.len() {
+                let p = &self.proxies[i];
+                if p.reliable {
+                    let (to, floor) = (Dest::Reader(p.guid), if p.joining { p.first_relevant } else { 0 });
+                    let hb = self.heartbeat(floor, all_acked);
+                    out.push(WriterAction::Heartbeat { to, hb });
+                }
+            }
+        } else {
+            let hb = self.heartbeat(0, all_acked);
+            out.push(WriterAction::Heartbeat { to: Dest::All, hb });
+        }
         // A fragmented newest sample: say how many fragments exist, so readers NACK_FRAG the rest.
         if let Some(c) = self.history.latest().filter(|c| !all_acked && c.payload.len() > self.cfg.fragment_size) {
             let last_fragment = fragment::fragment_count(c.payload.len(), self.cfg.fragment_size);
@@ -439,6 +454,7 @@ impl StatefulWriter {
                         self.tick_spent += f.bytes().len() + SUBMESSAGE_COST;
                         out.push(WriterAction::DataFrag { to, frag: f, resend: true });
                         self.stats.frags_resent += 1;
+                        p.mark_frag_underway(now, sn, n, cfg.nack_suppression);
                         sent_any = true;
                         if n >= total {
                             p.frag_cursor = None;
@@ -464,6 +480,7 @@ impl StatefulWriter {
                         self.tick_spent += f.bytes().len() + SUBMESSAGE_COST;
                         out.push(WriterAction::DataFrag { to, frag: f, resend: true });
                         self.stats.frags_resent += 1;
+                        p.mark_frag_underway(now, sn, n as u32, cfg.nack_suppression);
                         sent_any = true;
                     }
                     (Some(_), None) => {
@@ -509,8 +526,9 @@ impl StatefulWriter {
                 p.hb_due = false;
                 self.hb_count = self.hb_count.wrapping_add(1);
                 self.stats.heartbeats_sent += 1;
+                let floor = if p.joining { p.first_relevant } else { 0 };
                 let hb = Heartbeat {
-                    first_sn: history.first_sn(),
+                    first_sn: history.first_sn().max(floor),
                     last_sn: history.last_sn(),
                     count: self.hb_count,
                     final_flag: false,

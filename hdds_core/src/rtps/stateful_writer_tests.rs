@@ -280,3 +280,66 @@ fn sequence_numbers_across_two_to_the_32() {
     w.on_acknack(t, g(1), &acknack(base + 6, &[], 2), &mut out);
     assert!(w.all_acked() && w.history().is_empty());
 }
+
+#[test]
+fn a_joining_volatile_reader_is_told_the_history_starts_after_it_joined() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(100), Durability::TransientLocal), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 5, 8, &mut out);
+    w.on_acknack(t, g(1), &acknack(6, &[], 1), &mut out);
+    out.clear();
+    w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!((hb[0].0, hb[0].1.first_sn, hb[0].1.last_sn), (Dest::Reader(g(2)), 6, 5));
+    // Until it shows it knows, periodic HEARTBEATs are per reader, its own starting after 5.
+    out.clear();
+    w.write(t + ms(20), Arc::from(&b"6"[..]), SampleMeta::default(), &mut out).unwrap();
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 2, "{hb:?}");
+    assert!(hb.iter().any(|(to, h)| *to == Dest::Reader(g(1)) && h.first_sn == 1));
+    assert!(hb.iter().any(|(to, h)| *to == Dest::Reader(g(2)) && h.first_sn == 6));
+    // Its first ACKNACK at or past 6 ends that: back to one HEARTBEAT for all.
+    w.on_acknack(t + ms(21), g(2), &acknack(6, &[6], 1), &mut out);
+    out.clear();
+    w.on_timer(t + ms(60), &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 1);
+    assert_eq!((hb[0].0, hb[0].1.first_sn), (Dest::All, 1));
+}
+
+#[test]
+fn a_fragmented_newest_sample_gets_a_heartbeat_frag() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    out.clear();
+    w.write(t + ms(20), Arc::from(vec![0u8; 3000]), SampleMeta::default(), &mut out).unwrap();
+    let hbf: Vec<HeartbeatFrag> = out
+        .iter()
+        .filter_map(|a| match a {
+            WriterAction::HeartbeatFrag { hb, .. } => Some(*hb),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hbf.len(), 1);
+    assert_eq!((hbf[0].sn, hbf[0].last_fragment), (1, 3));
+}
+
+#[test]
+fn a_hostile_acknack_base_is_harmless() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 3, 8, &mut out);
+    out.clear();
+    let mut a = acknack(i64::MIN, &[], 1);
+    a.final_flag = true;
+    w.on_acknack(t, g(1), &a, &mut out);
+    w.on_acknack(t, g(1), &acknack(i64::MAX, &[], 2), &mut out);
+    assert!(gaps(&out).is_empty() && data(&out).is_empty(), "{out:?}");
+    assert!(w.all_acked(), "a base past the last SN acknowledges everything, no more");
+}

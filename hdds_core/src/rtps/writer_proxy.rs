@@ -37,8 +37,9 @@ pub struct WriterProxy {
     pub(crate) nack_frag_count: i32,
     /// When the owed ACKNACK goes out (HEARTBEAT response delay); `None` when none is owed.
     pub(crate) ack_at: Option<Instant>,
-    /// A HEARTBEAT or GAP has told us where the writer stands. Before that, SNs the first HEARTBEAT
-    /// skips are history we joined too late for, not losses.
+    /// We know where we stand with the writer: a HEARTBEAT or GAP said so, or we delivered a sample
+    /// (which, delivered in order from SN 1, means we have its history from the start). Before that,
+    /// SNs the first HEARTBEAT skips are history we joined too late for, not losses.
     pub(crate) synced: bool,
     pub(crate) last_heard: Instant,
     pub(crate) lost: u64,
@@ -74,6 +75,11 @@ impl WriterProxy {
     /// When the writer was last heard from (any submessage): the reader's liveliness view.
     pub fn last_heard(&self) -> Instant {
         self.last_heard
+    }
+
+    /// Whether a skip over missing samples now counts them as lost (see the field's comment).
+    pub fn is_synced(&self) -> bool {
+        self.synced
     }
 
     /// Samples counted as lost so far.
@@ -112,6 +118,7 @@ impl WriterProxy {
             }
             if let Some(Slot::Sample(meta, payload)) = self.slots.pop_front() {
                 out.push(ReaderAction::Deliver(Delivery { writer: self.guid, sn: self.next, meta, payload }));
+                self.synced = true;
             }
             self.next += 1;
         }
