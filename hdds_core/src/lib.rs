@@ -12,6 +12,7 @@ pub mod cdr;
 pub mod discovery;
 pub mod error;
 pub mod qos;
+pub mod rtps;
 pub mod runtime;
 pub mod time;
 pub mod transport;

@@ -1,0 +1,417 @@
+//! DATA_FRAG: splitting a large sample into fragments, and putting received fragments back
+//! together (RTPS 2.5 sections 8.3.7.3, 8.4.14.1).
+//!
+//! Sending: a sample longer than the fragment size goes out as DATA_FRAGs of one fragment each
+//! (Cyclone's 1344 bytes by default); every DATA_FRAG shares the sample's `Arc`, nothing is copied.
+//!
+//! Receiving: fragments of one sample are keyed by (writer, SN). Everything in a DATA_FRAG header is
+//! checked before it is used, and the sample size is checked against a limit before any buffer is
+//! allocated, so hostile fragment numbers or sizes are rejected with a reason and never panic or make
+//! us allocate more than the limits allow. The buffer is an `Arc<[u8]>` from the start, filled in
+//! place, so a complete sample is delivered without a final copy.
+
+use std::sync::Arc;
+
+use super::messages::{DataFrag, FragmentHeader, SampleMeta};
+use super::sn_window::{SnWindow, WINDOW_BITS};
+use crate::wire::{FragmentNumberSet, Guid};
+
+/// Cyclone DDS's default fragment size, which fits one fragment and its headers in a 1500-byte MTU.
+pub const DEFAULT_FRAGMENT_SIZE: usize = 1344;
+
+/// How many fragments a sample of `sample_size` bytes has.
+pub fn fragment_count(sample_size: usize, fragment_size: usize) -> u32 {
+    u32::try_from(sample_size.div_ceil(fragment_size.max(1))).unwrap_or(u32::MAX)
+}
+
+/// DATA_FRAG number `n` (from 1) of `sample`, one fragment per submessage.
+pub fn data_frag(sn: i64, meta: SampleMeta, sample: &Arc<[u8]>, fragment_size: u16, n: u32) -> DataFrag {
+    DataFrag {
+        header: FragmentHeader {
+            sn,
+            fragment_start: n,
+            fragments_in_submessage: 1,
+            fragment_size,
+            sample_size: sample.len() as u32,
+        },
+        meta,
+        sample: Arc::clone(sample),
+    }
+}
+
+/// The limits that bound what reassembly may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReassemblyLimits {
+    /// The largest sample accepted; larger ones are rejected before anything is allocated.
+    pub max_sample_size: usize,
+    /// How many samples may be partially received at once.
+    pub max_concurrent: usize,
+    /// The bytes all partial samples together may occupy.
+    pub max_total_bytes: usize,
+}
+
+impl Default for ReassemblyLimits {
+    fn default() -> Self {
+        ReassemblyLimits { max_sample_size: 64 << 20, max_concurrent: 32, max_total_bytes: 256 << 20 }
+    }
+}
+
+/// Which partial sample gives way when the limits are reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvictPolicy {
+    /// Reliable readers deliver in order: keep the lowest SNs, drop the highest (it will be resent).
+    DropNewest,
+    /// Best-effort readers only care about fresh data: drop the longest-waiting partial sample.
+    DropOldest,
+}
+
+/// Why a fragment was not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FragReject {
+    ZeroFragmentNumber,
+    ZeroFragmentSize,
+    ZeroSampleSize,
+    SampleTooLarge,
+    BeyondLastFragment,
+    /// The data is not as long as the header says the fragments are.
+    SizeMismatch,
+    /// Sample or fragment size differ from earlier fragments of the same sample.
+    Inconsistent,
+    /// The limits are reached and this sample is the one that gives way.
+    NoRoom,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FragOutcome {
+    Incomplete,
+    /// Every fragment in the submessage had already been received.
+    Duplicate,
+    Complete {
+        meta: SampleMeta,
+        payload: Arc<[u8]>,
+    },
+    Rejected(FragReject),
+}
+
+#[derive(Debug)]
+struct Partial {
+    writer: Guid,
+    sn: i64,
+    sample_size: u32,
+    fragment_size: u32,
+    total: u32,
+    received: u32,
+    bits: Vec<u64>,
+    buf: Arc<[u8]>,
+    meta: SampleMeta,
+    have_first: bool,
+    stamp: u64,
+}
+
+impl Partial {
+    fn has(&self, n: u32) -> bool {
+        let i = (n - 1) as usize;
+        self.bits[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+/// Partially received samples, keyed by (writer, SN).
+#[derive(Debug)]
+pub struct Reassembler {
+    limits: ReassemblyLimits,
+    policy: EvictPolicy,
+    partials: Vec<Partial>,
+    /// Received-fragment bitmaps of finished samples, reused so that steady reassembly allocates
+    /// only the sample's own buffer.
+    spare_bits: Vec<Vec<u64>>,
+    total_bytes: usize,
+    stamp: u64,
+}
+
+/// Tolerated trailing bytes after the last fragment: submessage padding to a 4-byte boundary that a
+/// parser may leave on the data.
+const MAX_PADDING: usize = 3;
+
+impl Reassembler {
+    pub fn new(limits: ReassemblyLimits, policy: EvictPolicy) -> Self {
+        Reassembler { limits, policy, partials: Vec::new(), spare_bits: Vec::new(), total_bytes: 0, stamp: 0 }
+    }
+
+    /// How many samples are partially received.
+    pub fn len(&self) -> usize {
+        self.partials.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.partials.is_empty()
+    }
+
+    fn find(&self, writer: Guid, sn: i64) -> Option<usize> {
+        self.partials.iter().position(|p| p.writer == writer && p.sn == sn)
+    }
+
+    pub fn contains(&self, writer: Guid, sn: i64) -> bool {
+        self.find(writer, sn).is_some()
+    }
+
+    /// Adds the fragments of one DATA_FRAG.
+    pub fn add(&mut self, writer: Guid, h: &FragmentHeader, meta: &SampleMeta, data: &[u8]) -> FragOutcome {
+        let (fs, size) = (h.fragment_size as u64, h.sample_size as u64);
+        let first = h.fragment_start as u64;
+        let reject = FragOutcome::Rejected;
+        if first == 0 {
+            return reject(FragReject::ZeroFragmentNumber);
+        }
+        if fs == 0 || h.fragments_in_submessage == 0 {
+            return reject(FragReject::ZeroFragmentSize);
+        }
+        if size == 0 {
+            return reject(FragReject::ZeroSampleSize);
+        }
+        if size > self.limits.max_sample_size as u64 {
+            return reject(FragReject::SampleTooLarge);
+        }
+        let total = size.div_ceil(fs);
+        let last = first + h.fragments_in_submessage as u64 - 1;
+        if last > total {
+            return reject(FragReject::BeyondLastFragment);
+        }
+        let begin = (first - 1) * fs;
+        let end = (last * fs).min(size);
+        let expected = (end - begin) as usize;
+        if data.len() < expected || data.len() > expected + MAX_PADDING {
+            return reject(FragReject::SizeMismatch);
+        }
+        let i = match self.find(writer, h.sn) {
+            Some(i) => {
+                let p = &self.partials[i];
+                if p.sample_size as u64 != size || p.fragment_size as u64 != fs {
+                    return reject(FragReject::Inconsistent);
+                }
+                i
+            }
+            None => match self.start(writer, h, meta, total as u32) {
+                Some(i) => i,
+                None => return reject(FragReject::NoRoom),
+            },
+        };
+        let p = &mut self.partials[i];
+        if h.fragment_start == 1 && !p.have_first {
+            // The first fragment carries the inline QoS for some vendors: prefer its metadata.
+            p.meta = *meta;
+            p.have_first = true;
+        }
+        let Some(buf) = Arc::get_mut(&mut p.buf) else {
+            // The buffer is shared only once complete, and complete samples are removed at once.
+            return reject(FragReject::Inconsistent);
+        };
+        let mut new = 0;
+        for n in first..=last {
+            let k = (n - 1) as usize;
+            if p.bits[k / 64] & (1 << (k % 64)) != 0 {
+                continue;
+            }
+            let from = ((n - 1) * fs) as usize;
+            let to = ((n * fs).min(size)) as usize;
+            buf[from..to].copy_from_slice(&data[from - begin as usize..to - begin as usize]);
+            p.bits[k / 64] |= 1 << (k % 64);
+            new += 1;
+        }
+        if new == 0 {
+            return FragOutcome::Duplicate;
+        }
+        p.received += new;
+        if p.received < p.total {
+            return FragOutcome::Incomplete;
+        }
+        let p = self.remove_at(i);
+        FragOutcome::Complete { meta: p.meta, payload: p.buf }
+    }
+
+    /// Makes room under the limits and starts a partial sample; `None` when this one gives way.
+    fn start(&mut self, writer: Guid, h: &FragmentHeader, meta: &SampleMeta, total: u32) -> Option<usize> {
+        let size = h.sample_size as usize;
+        if size > self.limits.max_total_bytes || self.limits.max_concurrent == 0 {
+            return None;
+        }
+        while self.partials.len() >= self.limits.max_concurrent || self.total_bytes + size > self.limits.max_total_bytes
+        {
+            let victim = match self.policy {
+                EvictPolicy::DropNewest => {
+                    let (i, p) = self.partials.iter().enumerate().max_by_key(|(_, p)| p.sn)?;
+                    if p.sn <= h.sn {
+                        return None;
+                    }
+                    i
+                }
+                EvictPolicy::DropOldest => self.partials.iter().enumerate().min_by_key(|(_, p)| p.stamp)?.0,
+            };
+            self.remove_at(victim);
+        }
+        let mut bits = self.spare_bits.pop().unwrap_or_default();
+        bits.clear();
+        bits.resize((total as usize).div_ceil(64), 0);
+        self.stamp += 1;
+        self.total_bytes += size;
+        self.partials.push(Partial {
+            writer,
+            sn: h.sn,
+            sample_size: h.sample_size,
+            fragment_size: h.fragment_size as u32,
+            total,
+            received: 0,
+            bits,
+            // Allocated once at its final size (a TrustedLen collect), then filled in place.
+            buf: std::iter::repeat(0u8).take(size).collect(),
+            meta: *meta,
+            have_first: false,
+            stamp: self.stamp,
+        });
+        Some(self.partials.len() - 1)
+    }
+
+    fn remove_at(&mut self, i: usize) -> Partial {
+        let mut p = self.partials.swap_remove(i);
+        self.total_bytes -= p.sample_size as usize;
+        if self.spare_bits.len() < self.limits.max_concurrent.min(64) {
+            self.spare_bits.push(std::mem::take(&mut p.bits));
+        }
+        p
+    }
+
+    /// The fragments of (writer, sn) still missing among `1..=up_to` (at most 256 from the first
+    /// missing one), for a NACK_FRAG; `None` when nothing is partially received or nothing is missing.
+    pub fn missing(&self, writer: Guid, sn: i64, up_to: u32) -> Option<FragmentNumberSet> {
+        let p = &self.partials[self.find(writer, sn)?];
+        let up_to = up_to.min(p.total);
+        let first = (1..=up_to).find(|&n| !p.has(n))?;
+        let mut w = SnWindow::new(first as i64);
+        let last = (first as i64 + WINDOW_BITS - 1).min(up_to as i64) as u32;
+        for n in first..=last {
+            if !p.has(n) {
+                w.insert(n as i64);
+            }
+        }
+        Some(w.to_fragment_number_set())
+    }
+
+    /// The SNs of `writer` that are partially received, in no particular order.
+    pub fn partial_sns(&self, writer: Guid) -> impl Iterator<Item = i64> + '_ {
+        self.partials.iter().filter(move |p| p.writer == writer).map(|p| p.sn)
+    }
+
+    /// Forgets partial samples of `writer` for which `drop(sn)` holds (delivered, irrelevant, lost).
+    pub fn discard_where(&mut self, writer: Guid, mut drop: impl FnMut(i64) -> bool) {
+        let mut i = 0;
+        while i < self.partials.len() {
+            let p = &self.partials[i];
+            if p.writer == writer && drop(p.sn) {
+                self.remove_at(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Forgets everything from `writer` (it was unmatched).
+    pub fn discard_writer(&mut self, writer: Guid) {
+        self.discard_where(writer, |_| true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hdr(sn: i64, start: u32, fs: u16, size: u32) -> FragmentHeader {
+        FragmentHeader { sn, fragment_start: start, fragments_in_submessage: 1, fragment_size: fs, sample_size: size }
+    }
+
+    fn limits() -> ReassemblyLimits {
+        ReassemblyLimits { max_sample_size: 1000, max_concurrent: 2, max_total_bytes: 1500 }
+    }
+
+    const W: Guid = Guid::UNKNOWN;
+
+    #[test]
+    fn split_and_reassemble_out_of_order_with_duplicates() {
+        let sample: Arc<[u8]> = (0..2500u32).map(|i| i as u8).collect();
+        assert_eq!(fragment_count(2500, 1000), 3);
+        let frags: Vec<DataFrag> = (1..=3).map(|n| data_frag(7, SampleMeta::default(), &sample, 1000, n)).collect();
+        assert_eq!(frags[2].bytes().len(), 500);
+        let mut r = Reassembler::new(ReassemblyLimits::default(), EvictPolicy::DropNewest);
+        let m = SampleMeta::default();
+        assert_eq!(r.add(W, &frags[2].header, &m, frags[2].bytes()), FragOutcome::Incomplete);
+        assert_eq!(r.add(W, &frags[2].header, &m, frags[2].bytes()), FragOutcome::Duplicate);
+        let missing = r.missing(W, 7, 3).unwrap();
+        assert_eq!(missing.iter().collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(r.missing(W, 7, 1).unwrap().iter().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(r.add(W, &frags[0].header, &m, frags[0].bytes()), FragOutcome::Incomplete);
+        match r.add(W, &frags[1].header, &m, frags[1].bytes()) {
+            FragOutcome::Complete { payload, .. } => assert_eq!(payload, sample),
+            other => panic!("{other:?}"),
+        }
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn hostile_headers_are_rejected_without_allocating() {
+        let mut r = Reassembler::new(limits(), EvictPolicy::DropNewest);
+        let m = SampleMeta::default();
+        let rej = |o| match o {
+            FragOutcome::Rejected(why) => why,
+            other => panic!("accepted: {other:?}"),
+        };
+        assert_eq!(rej(r.add(W, &hdr(1, 0, 100, 300), &m, &[0; 100])), FragReject::ZeroFragmentNumber);
+        assert_eq!(rej(r.add(W, &hdr(1, 4, 100, 300), &m, &[0; 100])), FragReject::BeyondLastFragment);
+        assert_eq!(rej(r.add(W, &hdr(1, u32::MAX, 100, 300), &m, &[0; 100])), FragReject::BeyondLastFragment);
+        assert_eq!(rej(r.add(W, &hdr(1, 1, 0, 300), &m, &[])), FragReject::ZeroFragmentSize);
+        assert_eq!(rej(r.add(W, &hdr(1, 1, 100, 0), &m, &[])), FragReject::ZeroSampleSize);
+        assert_eq!(rej(r.add(W, &hdr(1, 1, 100, u32::MAX), &m, &[0; 100])), FragReject::SampleTooLarge);
+        assert_eq!(rej(r.add(W, &hdr(1, 1, 100, 300), &m, &[0; 99])), FragReject::SizeMismatch);
+        assert_eq!(rej(r.add(W, &hdr(1, 3, 100, 250), &m, &[0; 100])), FragReject::SizeMismatch);
+        let mut many = hdr(1, 2, 100, 300);
+        many.fragments_in_submessage = u16::MAX;
+        assert_eq!(rej(r.add(W, &many, &m, &[0; 200])), FragReject::BeyondLastFragment);
+        assert!(r.is_empty(), "nothing was started by a rejected fragment");
+        // Padding after the last fragment is tolerated.
+        assert_eq!(r.add(W, &hdr(1, 3, 100, 250), &m, &[0; 52]), FragOutcome::Incomplete);
+        // A later fragment that disagrees with the first about the sizes is dropped.
+        assert_eq!(rej(r.add(W, &hdr(1, 1, 100, 300), &m, &[0; 100])), FragReject::Inconsistent);
+        assert_eq!(rej(r.add(W, &hdr(1, 1, 50, 250), &m, &[0; 50])), FragReject::Inconsistent);
+    }
+
+    #[test]
+    fn limits_keep_the_lowest_sns_for_reliable_readers() {
+        let mut r = Reassembler::new(limits(), EvictPolicy::DropNewest);
+        let m = SampleMeta::default();
+        assert_eq!(r.add(W, &hdr(5, 1, 100, 500), &m, &[0; 100]), FragOutcome::Incomplete);
+        assert_eq!(r.add(W, &hdr(6, 1, 100, 500), &m, &[0; 100]), FragOutcome::Incomplete);
+        assert_eq!(r.add(W, &hdr(7, 1, 100, 500), &m, &[0; 100]), FragOutcome::Rejected(FragReject::NoRoom));
+        assert_eq!(r.add(W, &hdr(4, 1, 100, 500), &m, &[0; 100]), FragOutcome::Incomplete);
+        let mut sns: Vec<i64> = r.partial_sns(W).collect();
+        sns.sort();
+        assert_eq!(sns, vec![4, 5]);
+        // Byte limit: 1500 in total; a 1000-byte sample pushes out the highest SN.
+        assert_eq!(r.add(W, &hdr(3, 1, 100, 1000), &m, &[0; 100]), FragOutcome::Incomplete);
+        let mut sns: Vec<i64> = r.partial_sns(W).collect();
+        sns.sort();
+        assert_eq!(sns, vec![3, 4]);
+        r.discard_where(W, |sn| sn < 4);
+        assert_eq!(r.partial_sns(W).collect::<Vec<_>>(), vec![4]);
+        r.discard_writer(W);
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn best_effort_drops_the_oldest() {
+        let mut r = Reassembler::new(limits(), EvictPolicy::DropOldest);
+        let m = SampleMeta::default();
+        for sn in 1..=3 {
+            assert_eq!(r.add(W, &hdr(sn, 1, 100, 300), &m, &[0; 100]), FragOutcome::Incomplete);
+        }
+        let mut sns: Vec<i64> = r.partial_sns(W).collect();
+        sns.sort();
+        assert_eq!(sns, vec![2, 3]);
+    }
+}

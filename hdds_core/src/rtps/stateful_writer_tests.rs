@@ -1,0 +1,345 @@
+//! Unit tests of the reliable writer (a separate file to keep stateful_writer.rs short).
+
+use super::*;
+use crate::wire::{FragmentNumberSet, SequenceNumber, SequenceNumberSet};
+
+fn g(b: u8) -> Guid {
+    Guid::from_bytes(&[b; 16])
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn cfg(history: HistoryKind, durability: Durability) -> WriterConfig {
+    WriterConfig { history, durability, ..WriterConfig::new(g(0xaa)) }
+}
+
+fn reader(b: u8, reliable: bool, durability: Durability) -> MatchedReader {
+    MatchedReader { guid: g(b), reliable, durability }
+}
+
+fn acknack(base: i64, missing: &[i64], count: i32) -> AckNack {
+    let mut state = SequenceNumberSet::new(SequenceNumber(base));
+    for &m in missing {
+        state.insert(SequenceNumber(m));
+    }
+    AckNack { state, count, final_flag: missing.is_empty() }
+}
+
+fn write_n(w: &mut StatefulWriter, now: Instant, n: usize, len: usize, out: &mut Vec<WriterAction>) {
+    for i in 0..n {
+        w.write(now, Arc::from(vec![i as u8; len]), SampleMeta::default(), out).unwrap();
+    }
+}
+
+/// (destination, SN, resend) of every DATA / DATA_FRAG, in order.
+fn data(out: &[WriterAction]) -> Vec<(Dest, i64, bool)> {
+    out.iter()
+        .filter_map(|a| match a {
+            WriterAction::Data { to, data, resend } => Some((*to, data.sn, *resend)),
+            WriterAction::DataFrag { to, frag, resend } => Some((*to, frag.header.sn, *resend)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn heartbeats(out: &[WriterAction]) -> Vec<(Dest, Heartbeat)> {
+    out.iter()
+        .filter_map(|a| match a {
+            WriterAction::Heartbeat { to, hb } => Some((*to, *hb)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn gaps(out: &[WriterAction]) -> Vec<(Dest, Gap)> {
+    out.iter()
+        .filter_map(|a| match a {
+            WriterAction::Gap { to, gap } => Some((*to, *gap)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn volatile_late_joiner_gets_a_gap_and_no_old_samples() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::TransientLocal), t);
+    let mut out = Vec::new();
+    write_n(&mut w, t, 5, 8, &mut out);
+    out.clear();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    assert_eq!(gaps(&out), vec![(Dest::Reader(g(1)), Gap::range(1, 6))]);
+    assert!(data(&out).is_empty());
+    assert!(w.all_acked(), "a volatile reader holds nothing back");
+    // It missed the GAP and asks for everything: it gets the GAP again, never the samples.
+    out.clear();
+    w.on_acknack(t, g(1), &acknack(1, &[1, 2, 3], 1), &mut out);
+    assert_eq!(gaps(&out), vec![(Dest::Reader(g(1)), Gap::range(1, 6))]);
+    assert!(data(&out).is_empty());
+}
+
+#[test]
+fn transient_local_late_joiner_gets_the_last_depth_samples_after_a_heartbeat() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(3), Durability::TransientLocal), t);
+    let mut out = Vec::new();
+    write_n(&mut w, t, 5, 8, &mut out);
+    out.clear();
+    w.match_reader(t, reader(1, true, Durability::TransientLocal), &mut out);
+    assert!(matches!(out[0], WriterAction::Heartbeat { hb: Heartbeat { first_sn: 3, last_sn: 5, .. }, .. }));
+    let to = Dest::Reader(g(1));
+    assert_eq!(data(&out), vec![(to, 3, true), (to, 4, true), (to, 5, true)]);
+    assert!(!w.all_acked());
+    // A best-effort transient-local reader gets the history at once too.
+    out.clear();
+    w.match_reader(t, reader(2, false, Durability::TransientLocal), &mut out);
+    assert_eq!(data(&out).len(), 3);
+    assert!(heartbeats(&out).is_empty(), "best-effort readers get no HEARTBEAT");
+}
+
+#[test]
+fn nacks_are_repaired_after_the_response_delay_then_a_heartbeat_follows() {
+    let t = Instant::now();
+    let mut c = cfg(HistoryKind::KeepLast(100), Durability::Volatile);
+    c.nack_response_delay = ms(5);
+    let mut w = StatefulWriter::new(c, t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 10, 8, &mut out);
+    out.clear();
+    w.on_acknack(t, g(1), &acknack(3, &[3, 7], 1), &mut out);
+    assert!(out.is_empty(), "waits for the NACK response delay");
+    assert_eq!(w.next_deadline(), Some(t + ms(5)));
+    assert_eq!(w.reader(g(1)).unwrap().acked(), 2);
+    w.on_timer(t + ms(5), &mut out);
+    let to = Dest::Reader(g(1));
+    assert_eq!(data(&out), vec![(to, 3, true), (to, 7, true)]);
+    assert!(matches!(out.last(), Some(WriterAction::Heartbeat { to: Dest::Reader(_), .. })));
+    // The same ACKNACK again (duplicate count) changes nothing.
+    out.clear();
+    w.on_acknack(t + ms(6), g(1), &acknack(3, &[3, 7], 1), &mut out);
+    w.on_timer(t + ms(20), &mut out);
+    assert!(data(&out).is_empty());
+    assert_eq!(w.stats().acknacks_ignored, 1);
+}
+
+#[test]
+fn keep_all_blocks_until_acknowledged_or_unmatched() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepAll { max_samples: 4 }, Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 4, 8, &mut out);
+    assert!(!w.can_write());
+    assert_eq!(w.write(t, Arc::from(&b"x"[..]), SampleMeta::default(), &mut out), Err(WriteBlocked));
+    w.on_acknack(t, g(1), &acknack(5, &[], 1), &mut out);
+    assert!(!w.can_write(), "reader 2 has not acknowledged");
+    w.on_acknack(t, g(2), &acknack(3, &[], 1), &mut out);
+    assert_eq!(w.history().first_sn(), 3);
+    assert_eq!(w.write(t, Arc::from(&b"x"[..]), SampleMeta::default(), &mut out), Ok(5));
+    w.write(t, Arc::from(&b"y"[..]), SampleMeta::default(), &mut out).unwrap();
+    assert!(!w.can_write());
+    // Reader 2 goes away: its unacknowledged samples no longer hold the writer.
+    assert!(w.unmatch_reader(g(2)));
+    assert!(w.can_write() && !w.all_acked());
+    assert_eq!(w.matched_count(), 1);
+}
+
+#[test]
+fn evicted_samples_are_answered_with_a_heartbeat_not_a_gap() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(2), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 5, 8, &mut out);
+    out.clear();
+    w.on_acknack(t, g(1), &acknack(1, &[1, 2, 3, 4], 1), &mut out);
+    assert!(gaps(&out).is_empty());
+    assert_eq!(data(&out), vec![(Dest::Reader(g(1)), 4, true)]);
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 1);
+    assert_eq!((hb[0].1.first_sn, hb[0].1.last_sn), (4, 5));
+}
+
+#[test]
+fn best_effort_readers_get_no_repairs() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, false, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 3, 8, &mut out);
+    assert_eq!(data(&out).iter().filter(|d| d.0 == Dest::All).count(), 3);
+    out.clear();
+    w.on_acknack(t, g(1), &acknack(1, &[1, 2, 3], 1), &mut out);
+    w.on_timer(t + ms(1000), &mut out);
+    assert!(out.is_empty(), "{out:?}");
+    assert_eq!(w.next_deadline(), None, "no reliable reader: no HEARTBEATs");
+    assert!(w.all_acked());
+}
+
+#[test]
+fn heartbeats_are_fast_while_unacknowledged_and_final_once_acknowledged() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    assert_eq!(w.next_deadline(), Some(t + ms(100)), "nothing to acknowledge yet");
+    out.clear();
+    w.write(t + ms(20), Arc::from(&b"a"[..]), SampleMeta::default(), &mut out).unwrap();
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 1, "piggybacked on the write");
+    assert!(!hb[0].1.final_flag);
+    assert_eq!(w.next_deadline(), Some(t + ms(30)));
+    out.clear();
+    w.on_timer(t + ms(30), &mut out);
+    assert_eq!(heartbeats(&out).len(), 1);
+    assert_eq!(w.next_deadline(), Some(t + ms(50)), "no answer: the period doubles");
+    w.on_acknack(t + ms(31), g(1), &acknack(2, &[], 1), &mut out);
+    assert!(w.all_acked());
+    assert_eq!(w.next_deadline(), Some(t + ms(130)));
+    out.clear();
+    w.on_timer(t + ms(130), &mut out);
+    let hb = heartbeats(&out);
+    assert!(hb[0].1.final_flag && hb[0].0 == Dest::All);
+    assert_eq!((hb[0].1.first_sn, hb[0].1.last_sn), (1, 1));
+}
+
+#[test]
+fn repairs_are_paced_by_the_byte_budget() {
+    let t = Instant::now();
+    let mut c = cfg(HistoryKind::KeepLast(10), Durability::Volatile);
+    c.repair_budget = 4 * 1344;
+    let mut w = StatefulWriter::new(c, t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 1, 64 * 1024, &mut out);
+    assert_eq!(data(&out).len(), 49, "64 KiB is 49 fragments of 1344 bytes");
+    out.clear();
+    w.on_acknack(t + ms(3), g(1), &acknack(1, &[1], 1), &mut out);
+    assert_eq!(data(&out).len(), 4, "one tick's budget");
+    assert_eq!(w.next_deadline(), Some(t + ms(5)));
+    let mut now = t + ms(3);
+    let mut sent = 4;
+    while sent < 49 {
+        now += ms(2);
+        out.clear();
+        w.on_timer(now, &mut out);
+        sent += data(&out).len();
+        assert!(data(&out).len() <= 4);
+    }
+    assert_eq!(sent, 49);
+    assert!(matches!(out.last(), Some(WriterAction::Heartbeat { .. })));
+}
+
+#[test]
+fn nack_frag_resends_just_those_fragments() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 1, 5000, &mut out);
+    out.clear();
+    let mut missing = FragmentNumberSet::new(2);
+    for n in [2, 4, 9] {
+        missing.insert(n);
+    }
+    w.on_nack_frag(t, g(1), &NackFrag { sn: 1, missing, count: 1 }, &mut out);
+    let frags: Vec<u32> = out
+        .iter()
+        .filter_map(|a| match a {
+            WriterAction::DataFrag { frag, .. } => Some(frag.header.fragment_start),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(frags, vec![2, 4], "9 is past the 4 fragments of 5000 bytes");
+    // A NACK_FRAG with the same count is a duplicate.
+    out.clear();
+    w.on_nack_frag(t, g(1), &NackFrag { sn: 1, missing, count: 1 }, &mut out);
+    assert!(data(&out).is_empty());
+}
+
+#[test]
+fn sequence_numbers_across_two_to_the_32() {
+    let t = Instant::now();
+    let base = (1i64 << 32) - 3;
+    let mut c = cfg(HistoryKind::KeepAll { max_samples: 100 }, Durability::Volatile);
+    c.first_sn = base;
+    let mut w = StatefulWriter::new(c, t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 6, 8, &mut out);
+    assert_eq!(w.last_sn(), base + 5);
+    out.clear();
+    w.on_acknack(t, g(1), &acknack(base + 1, &[base + 1, 1 << 32, base + 5], 1), &mut out);
+    let to = Dest::Reader(g(1));
+    assert_eq!(data(&out), vec![(to, base + 1, true), (to, 1 << 32, true), (to, base + 5, true)]);
+    assert_eq!(w.history().first_sn(), base + 1, "the acknowledged one left the KEEP_ALL history");
+    w.on_acknack(t, g(1), &acknack(base + 6, &[], 2), &mut out);
+    assert!(w.all_acked() && w.history().is_empty());
+}
+
+#[test]
+fn a_joining_volatile_reader_is_told_the_history_starts_after_it_joined() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(100), Durability::TransientLocal), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 5, 8, &mut out);
+    w.on_acknack(t, g(1), &acknack(6, &[], 1), &mut out);
+    out.clear();
+    w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!((hb[0].0, hb[0].1.first_sn, hb[0].1.last_sn), (Dest::Reader(g(2)), 6, 5));
+    // Until it shows it knows, periodic HEARTBEATs are per reader, its own starting after 5.
+    out.clear();
+    w.write(t + ms(20), Arc::from(&b"6"[..]), SampleMeta::default(), &mut out).unwrap();
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 2, "{hb:?}");
+    assert!(hb.iter().any(|(to, h)| *to == Dest::Reader(g(1)) && h.first_sn == 1));
+    assert!(hb.iter().any(|(to, h)| *to == Dest::Reader(g(2)) && h.first_sn == 6));
+    // Its first ACKNACK at or past 6 ends that: back to one HEARTBEAT for all.
+    w.on_acknack(t + ms(21), g(2), &acknack(6, &[6], 1), &mut out);
+    out.clear();
+    w.on_timer(t + ms(60), &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 1);
+    assert_eq!((hb[0].0, hb[0].1.first_sn), (Dest::All, 1));
+}
+
+#[test]
+fn a_fragmented_newest_sample_gets_a_heartbeat_frag() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    out.clear();
+    w.write(t + ms(20), Arc::from(vec![0u8; 3000]), SampleMeta::default(), &mut out).unwrap();
+    let hbf: Vec<HeartbeatFrag> = out
+        .iter()
+        .filter_map(|a| match a {
+            WriterAction::HeartbeatFrag { hb, .. } => Some(*hb),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hbf.len(), 1);
+    assert_eq!((hbf[0].sn, hbf[0].last_fragment), (1, 3));
+}
+
+#[test]
+fn a_hostile_acknack_base_is_harmless() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 3, 8, &mut out);
+    out.clear();
+    let mut a = acknack(i64::MIN, &[], 1);
+    a.final_flag = true;
+    w.on_acknack(t, g(1), &a, &mut out);
+    w.on_acknack(t, g(1), &acknack(i64::MAX, &[], 2), &mut out);
+    assert!(gaps(&out).is_empty() && data(&out).is_empty(), "{out:?}");
+    assert!(w.all_acked(), "a base past the last SN acknowledges everything, no more");
+}

@@ -1,0 +1,279 @@
+//! What a reliable reader knows about one matched writer (RTPS 2.5 section 8.4.10.4): the next SN
+//! to deliver, the samples received ahead of it, and the counters of what it sent the writer.
+//!
+//! The order buffer is a ring indexed by `sn - next`, bounded by the reader's `max_buffered`: a
+//! sample further ahead is dropped and asked for again later. Delivery pops from the front, so a
+//! steady stream reuses the ring's storage and allocates nothing but the payload `Arc`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::fragment::Reassembler;
+use super::messages::{Delivery, ReaderAction, SampleMeta};
+use super::sn_window::{SnWindow, WINDOW_BITS};
+use crate::wire::Guid;
+
+#[derive(Debug)]
+enum Slot {
+    Empty,
+    Sample(SampleMeta, Arc<[u8]>),
+    /// A GAP said this SN is not for us.
+    Irrelevant,
+}
+
+#[derive(Debug)]
+pub struct WriterProxy {
+    pub(crate) guid: Guid,
+    /// The next SN to deliver: everything below it was delivered, irrelevant or lost.
+    pub(crate) next: i64,
+    /// `slots[i]` is SN `next + i`.
+    slots: VecDeque<Slot>,
+    /// The highest SN the writer is known to have (HEARTBEAT lastSN or a received sample).
+    pub(crate) known_last: i64,
+    pub(crate) last_hb: Option<i32>,
+    pub(crate) last_hb_frag: Option<i32>,
+    pub(crate) acknack_count: i32,
+    pub(crate) nack_frag_count: i32,
+    /// When the owed ACKNACK goes out (HEARTBEAT response delay); `None` when none is owed.
+    pub(crate) ack_at: Option<Instant>,
+    /// We know where we stand with the writer: a HEARTBEAT or GAP said so, or we delivered a sample
+    /// (which, delivered in order from SN 1, means we have its history from the start). Before that,
+    /// SNs the first HEARTBEAT skips are history we joined too late for, not losses.
+    pub(crate) synced: bool,
+    pub(crate) last_heard: Instant,
+    pub(crate) lost: u64,
+}
+
+impl WriterProxy {
+    pub(crate) fn new(guid: Guid, now: Instant) -> Self {
+        WriterProxy {
+            guid,
+            next: 1,
+            slots: VecDeque::new(),
+            known_last: 0,
+            last_hb: None,
+            last_hb_frag: None,
+            acknack_count: 0,
+            nack_frag_count: 0,
+            ack_at: None,
+            synced: false,
+            last_heard: now,
+            lost: 0,
+        }
+    }
+
+    pub fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    /// The next SN to be delivered.
+    pub fn next_sn(&self) -> i64 {
+        self.next
+    }
+
+    /// When the writer was last heard from (any submessage): the reader's liveliness view.
+    pub fn last_heard(&self) -> Instant {
+        self.last_heard
+    }
+
+    /// Whether a skip over missing samples now counts them as lost (see the field's comment).
+    pub fn is_synced(&self) -> bool {
+        self.synced
+    }
+
+    /// Samples counted as lost so far.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// Samples received ahead of `next`, waiting for the gap before them.
+    pub fn buffered(&self) -> usize {
+        self.slots.iter().filter(|s| matches!(s, Slot::Sample(..))).count()
+    }
+
+    /// Whether `sn` would be stored: not delivered yet, not already held, within the window.
+    pub(crate) fn accepts(&self, sn: i64, max_buffered: usize) -> bool {
+        let Some(i) = sn.checked_sub(self.next).filter(|&d| d >= 0 && d < max_buffered as i64) else {
+            return false;
+        };
+        matches!(self.slots.get(i as usize), None | Some(Slot::Empty))
+    }
+
+    /// Stores a sample [`accepts`](Self::accepts) said yes to, then delivers what became contiguous.
+    pub(crate) fn insert(&mut self, sn: i64, meta: SampleMeta, payload: Arc<[u8]>, out: &mut Vec<ReaderAction>) {
+        let i = (sn - self.next) as usize;
+        self.known_last = self.known_last.max(sn);
+        while self.slots.len() <= i {
+            self.slots.push_back(Slot::Empty);
+        }
+        self.slots[i] = Slot::Sample(meta, payload);
+        self.deliver_ready(out);
+    }
+
+    fn deliver_ready(&mut self, out: &mut Vec<ReaderAction>) {
+        while let Some(front) = self.slots.front() {
+            if matches!(front, Slot::Empty) {
+                break;
+            }
+            if let Some(Slot::Sample(meta, payload)) = self.slots.pop_front() {
+                out.push(ReaderAction::Deliver(Delivery { writer: self.guid, sn: self.next, meta, payload }));
+                self.synced = true;
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Moves `next` up to `target`, delivering what was received below it; returns how many SNs
+    /// were neither received nor irrelevant (lost, when `count_lost`).
+    pub(crate) fn skip_to(&mut self, target: i64, count_lost: bool, out: &mut Vec<ReaderAction>) -> u64 {
+        let mut missing = 0u64;
+        while self.next < target {
+            match self.slots.pop_front() {
+                Some(Slot::Sample(meta, payload)) => {
+                    out.push(ReaderAction::Deliver(Delivery { writer: self.guid, sn: self.next, meta, payload }));
+                }
+                Some(Slot::Irrelevant) => {}
+                Some(Slot::Empty) => missing += 1,
+                None => {
+                    // Past the buffer: the whole rest at once, however far the target is.
+                    missing += (target - self.next) as u64;
+                    self.next = target;
+                    break;
+                }
+            }
+            self.next += 1;
+        }
+        self.deliver_ready(out);
+        if count_lost {
+            self.lost += missing;
+            missing
+        } else {
+            0
+        }
+    }
+
+    /// A GAP's contiguous part: `[from, to)` is irrelevant.
+    pub(crate) fn irrelevant_range(&mut self, from: i64, to: i64, max_buffered: usize, out: &mut Vec<ReaderAction>) {
+        let from = from.max(self.next);
+        if from >= to {
+            return;
+        }
+        if from == self.next {
+            self.skip_to(to, false, out);
+            return;
+        }
+        let end = to.min(self.next.saturating_add(max_buffered as i64));
+        for sn in from..end {
+            self.irrelevant_one(sn, max_buffered);
+        }
+    }
+
+    /// A GAP's bitmap member.
+    pub(crate) fn irrelevant_one(&mut self, sn: i64, max_buffered: usize) {
+        if !self.accepts(sn, max_buffered) {
+            return;
+        }
+        let i = (sn - self.next) as usize;
+        while self.slots.len() <= i {
+            self.slots.push_back(Slot::Empty);
+        }
+        self.slots[i] = Slot::Irrelevant;
+    }
+
+    pub(crate) fn deliver_after_gap(&mut self, out: &mut Vec<ReaderAction>) {
+        self.deliver_ready(out);
+    }
+
+    /// The SNs to NACK: known to exist, not received, not irrelevant, not partially received (those
+    /// get a NACK_FRAG), within 256 of `next` and within the buffer.
+    pub(crate) fn missing(&self, reassembler: &Reassembler, max_buffered: usize) -> SnWindow {
+        let mut w = SnWindow::new(self.next);
+        let span = WINDOW_BITS.min(max_buffered as i64);
+        let end = self.known_last.min(self.next + span - 1);
+        for sn in self.next..=end {
+            let empty = matches!(self.slots.get((sn - self.next) as usize), None | Some(Slot::Empty));
+            if empty && !reassembler.contains(self.guid, sn) {
+                w.insert(sn);
+            }
+        }
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtps::fragment::{EvictPolicy, ReassemblyLimits};
+
+    fn delivered(out: &[ReaderAction]) -> Vec<i64> {
+        out.iter()
+            .filter_map(|a| match a {
+                ReaderAction::Deliver(d) => Some(d.sn),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn put(p: &mut WriterProxy, sn: i64, out: &mut Vec<ReaderAction>) -> bool {
+        if !p.accepts(sn, 8) {
+            return false;
+        }
+        p.insert(sn, SampleMeta::default(), Arc::from(&[sn as u8][..]), out);
+        true
+    }
+
+    #[test]
+    fn in_order_delivery_buffering_and_duplicates() {
+        let mut p = WriterProxy::new(Guid::UNKNOWN, Instant::now());
+        let mut out = Vec::new();
+        assert!(put(&mut p, 3, &mut out) && put(&mut p, 2, &mut out));
+        assert!(!put(&mut p, 3, &mut out), "already held");
+        assert!(!put(&mut p, 9, &mut out), "beyond the 8-sample window");
+        assert!(out.is_empty() && p.buffered() == 2);
+        assert!(put(&mut p, 1, &mut out));
+        assert_eq!(delivered(&out), vec![1, 2, 3]);
+        assert!(!put(&mut p, 2, &mut out), "already delivered");
+        assert_eq!(p.next_sn(), 4);
+    }
+
+    #[test]
+    fn gaps_and_heartbeat_skips() {
+        let mut p = WriterProxy::new(Guid::UNKNOWN, Instant::now());
+        let mut out = Vec::new();
+        put(&mut p, 5, &mut out);
+        p.irrelevant_range(3, 5, 8, &mut out);
+        p.irrelevant_one(7, 8);
+        assert!(out.is_empty());
+        // 1 and 2 were never received; a HEARTBEAT with first SN 3 makes them lost.
+        assert_eq!(p.skip_to(3, true, &mut out), 2);
+        assert_eq!(delivered(&out), vec![5]);
+        assert_eq!(p.next_sn(), 6);
+        put(&mut p, 6, &mut out);
+        assert_eq!(p.next_sn(), 8, "7 was irrelevant");
+        // A huge GAP range costs nothing per SN.
+        p.irrelevant_range(8, 1 << 40, 8, &mut out);
+        assert_eq!(p.next_sn(), 1 << 40);
+        assert_eq!(p.lost(), 2);
+    }
+
+    #[test]
+    fn missing_skips_received_irrelevant_and_partial() {
+        let mut p = WriterProxy::new(Guid::UNKNOWN, Instant::now());
+        let mut out = Vec::new();
+        let mut r = Reassembler::new(ReassemblyLimits::default(), EvictPolicy::DropNewest);
+        let h = crate::rtps::messages::FragmentHeader {
+            sn: 4,
+            fragment_start: 1,
+            fragments_in_submessage: 1,
+            fragment_size: 2,
+            sample_size: 4,
+        };
+        r.add(Guid::UNKNOWN, &h, &SampleMeta::default(), &[0, 0]);
+        put(&mut p, 2, &mut out);
+        p.irrelevant_one(3, 8);
+        p.known_last = 20;
+        let m: Vec<i64> = p.missing(&r, 8).iter().collect();
+        assert_eq!(m, vec![1, 5, 6, 7, 8], "limited to the 8-sample window");
+    }
+}
