@@ -20,24 +20,9 @@ use hdds_core::rtps::{
 };
 use hdds_core::wire::Guid;
 
-/// splitmix64: small, fast, and the same sequence on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p && p > 0.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// One direction of a link.
 #[derive(Clone, Copy)]
@@ -267,7 +252,7 @@ impl Sim {
         let copies = if self.rng.chance(link.dup) { 2 } else { 1 };
         self.duplicated += copies - 1;
         for _ in 0..copies {
-            let jitter = Duration::from_nanos(self.rng.below(link.jitter.as_nanos() as u64));
+            let jitter = Duration::from_nanos(self.rng.below(link.jitter.as_nanos() as usize) as u64);
             self.seq += 1;
             let p = Packet { at: depart + link.latency + jitter, seq: self.seq, to, from, msg: msg.clone() };
             self.queue.push(Reverse(p));

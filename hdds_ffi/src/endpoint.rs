@@ -28,15 +28,8 @@ pub extern "C" fn hdds_writer_create(
     qos: *const HddsQos,
     out_writer: *mut *mut HddsWriter,
 ) -> HddsRet {
-    guard("hdds_writer_create", || {
-        let p = arg(participant, "participant")?;
-        let (topic, ty) = (str_arg(topic_name, "topic_name")?, str_arg(type_name, "type_name")?);
-        let qos = qos_arg(qos)?;
-        if out_writer.is_null() {
-            return Err(hdds_core::Error::bad_argument("out_writer is NULL"));
-        }
-        let w = p.inner.create_writer(topic, ty, qos)?;
-        out(out_writer, "out_writer", Box::into_raw(Box::new(HddsWriter { inner: w })))
+    create_endpoint("hdds_writer_create", participant, topic_name, type_name, qos, out_writer, |p, t, ty, q| {
+        Ok(HddsWriter { inner: p.create_writer(t, ty, q)? })
     })
 }
 
@@ -98,15 +91,8 @@ pub extern "C" fn hdds_reader_create(
     qos: *const HddsQos,
     out_reader: *mut *mut HddsReader,
 ) -> HddsRet {
-    guard("hdds_reader_create", || {
-        let p = arg(participant, "participant")?;
-        let (topic, ty) = (str_arg(topic_name, "topic_name")?, str_arg(type_name, "type_name")?);
-        let qos = qos_arg(qos)?;
-        if out_reader.is_null() {
-            return Err(hdds_core::Error::bad_argument("out_reader is NULL"));
-        }
-        let r = p.inner.create_reader(topic, ty, qos)?;
-        out(out_reader, "out_reader", Box::into_raw(Box::new(HddsReader { inner: r })))
+    create_endpoint("hdds_reader_create", participant, topic_name, type_name, qos, out_reader, |p, t, ty, q| {
+        Ok(HddsReader { inner: p.create_reader(t, ty, q)? })
     })
 }
 
@@ -161,6 +147,28 @@ pub extern "C" fn hdds_reader_wait(reader: *const HddsReader, timeout_ns: i64) -
 pub extern "C" fn hdds_reader_guid(reader: *const HddsReader, guid_out: *mut u8) -> HddsRet {
     guard("hdds_reader_guid", || {
         out(guid_out.cast::<[u8; 16]>(), "guid_out", arg(reader, "reader")?.inner.guid().to_bytes())
+    })
+}
+
+/// The argument checks and handle hand-over that writer and reader creation share.
+fn create_endpoint<T>(
+    function: &str,
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    out_handle: *mut *mut T,
+    make: impl FnOnce(&hdds_core::Participant, &str, &str, hdds_core::Qos) -> Result<T, hdds_core::Error>,
+) -> HddsRet {
+    guard(function, || {
+        let p = arg(participant, "participant")?;
+        let (topic, ty) = (str_arg(topic_name, "topic_name")?, str_arg(type_name, "type_name")?);
+        let qos = qos_arg(qos)?;
+        if out_handle.is_null() {
+            return Err(hdds_core::Error::bad_argument("the out-parameter for the new handle is NULL"));
+        }
+        let handle = make(&p.inner, topic, ty, qos)?;
+        out(out_handle, "out handle", Box::into_raw(Box::new(handle)))
     })
 }
 

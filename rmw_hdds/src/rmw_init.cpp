@@ -13,6 +13,21 @@
 #include "rmw/init_options.h"
 #include "rmw/security_options.h"
 
+namespace
+{
+// What every call on an initialized context checks first.
+rmw_ret_t check_initialized_context(const rmw_context_t * context)
+{
+  RMW_CHECK_ARGUMENT_FOR_NULL(context, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_FOR_NULL_WITH_MSG(
+    context->impl, "expected initialized context", return RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_TYPE_IDENTIFIERS_MATCH(
+    context, context->implementation_identifier, rmw_hdds::kIdentifier,
+    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION);
+  return RMW_RET_OK;
+}
+}  // namespace
+
 extern "C" {
 
 rmw_ret_t
@@ -147,12 +162,10 @@ rmw_init(const rmw_init_options_t * options, rmw_context_t * context)
 rmw_ret_t
 rmw_shutdown(rmw_context_t * context)
 {
-  RMW_CHECK_ARGUMENT_FOR_NULL(context, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_FOR_NULL_WITH_MSG(
-    context->impl, "expected initialized context", return RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_TYPE_IDENTIFIERS_MATCH(
-    context, context->implementation_identifier, rmw_hdds::kIdentifier,
-    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION);
+  rmw_ret_t ret = check_initialized_context(context);
+  if (ret != RMW_RET_OK) {
+    return ret;
+  }
   context->impl->context->shutdown();
   return RMW_RET_OK;
 }
@@ -160,17 +173,15 @@ rmw_shutdown(rmw_context_t * context)
 rmw_ret_t
 rmw_context_fini(rmw_context_t * context)
 {
-  RMW_CHECK_ARGUMENT_FOR_NULL(context, RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_FOR_NULL_WITH_MSG(
-    context->impl, "expected initialized context", return RMW_RET_INVALID_ARGUMENT);
-  RMW_CHECK_TYPE_IDENTIFIERS_MATCH(
-    context, context->implementation_identifier, rmw_hdds::kIdentifier,
-    return RMW_RET_INCORRECT_RMW_IMPLEMENTATION);
+  rmw_ret_t ret = check_initialized_context(context);
+  if (ret != RMW_RET_OK) {
+    return ret;
+  }
   if (!context->impl->context->is_shutdown()) {
     RMW_SET_ERROR_MSG("context has not been shut down: call rmw_shutdown first");
     return RMW_RET_INVALID_ARGUMENT;
   }
-  rmw_ret_t ret = rmw_init_options_fini(&context->options);
+  ret = rmw_init_options_fini(&context->options);
   delete context->impl->context;
   delete context->impl;
   *context = rmw_get_zero_initialized_context();
