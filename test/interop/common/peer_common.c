@@ -31,7 +31,8 @@ static const char *usage_text =
   "  --settle SECONDS     pause after that match so the readers also matched the writer\n"
   "                       (default 0.5 when --wait-matched > 0, else 0)\n"
   "  --rate HZ            write at most HZ samples/s (default: as fast as the writer accepts)\n"
-  "  --linger SECONDS     keep the writer alive after writing (transient-local late joiners)\n"
+  "  --linger SECONDS     keep the writer alive after writing (transient-local late joiners;\n"
+  "                       default 0)\n"
   "  prints 'WRITTEN written=<n>' when done writing, then 'SUMMARY written=<n> matched=<n>'\n"
   "  (matched = most readers matched at any time); exit 0 when all N were written, the\n"
   "  --wait-matched count was reached and, if reliable, every matched reader acknowledged.\n"
@@ -39,6 +40,8 @@ static const char *usage_text =
   "  prints 'RECV seq=<n> id=<k> len=<l> ok=<0|1>' per sample (ok = content verified), or with\n"
   "  --quiet only 'SUMMARY received=<n> verified=<n> in_order=<0|1> duplicates=<n> first_seq=<n>\n"
   "  last_seq=<n>' (the summary is printed in both modes).\n"
+  "  --linger SECONDS     keep the reader alive this long after the last sample so that its\n"
+  "                       final acknowledgements reach the writer (default 0.5)\n"
   "  Success rule (exit 0):\n"
   "    strict (reader --reliable and --keep-all): exactly N distinct seqs 1..N received before\n"
   "      --timeout, every one verified, in order per key, no duplicates.\n"
@@ -82,7 +85,7 @@ static uint32_t parse_u32(const char *prog, const char *opt, const char *v)
 void peer_parse_args(peer_opts *o, int argc, char **argv, const char *vendor, const char *default_config)
 {
   const char *prog = argc > 0 ? argv[0] : "peer";
-  int have_settle = 0, have_type = 0, have_size = 0, have_count = 0, have_mode = 0;
+  int have_settle = 0, have_linger = 0, have_type = 0, have_size = 0, have_count = 0, have_mode = 0;
   memset(o, 0, sizeof(*o));
   o->reliable = 1;
   o->keep_all = 1;
@@ -128,7 +131,7 @@ void peer_parse_args(peer_opts *o, int argc, char **argv, const char *vendor, co
     else if (!strcmp(a, "--wait-matched")) o->wait_matched = parse_u32(prog, a, NEXT());
     else if (!strcmp(a, "--settle")) { o->settle = parse_double(prog, a, NEXT()); have_settle = 1; }
     else if (!strcmp(a, "--rate")) o->rate = parse_double(prog, a, NEXT());
-    else if (!strcmp(a, "--linger")) o->linger = parse_double(prog, a, NEXT());
+    else if (!strcmp(a, "--linger")) { o->linger = parse_double(prog, a, NEXT()); have_linger = 1; }
     else if (!strcmp(a, "--idle")) o->idle = parse_double(prog, a, NEXT());
     else if (!strcmp(a, "--min-count")) o->min_count = parse_u32(prog, a, NEXT());
     else if (!strcmp(a, "--quiet")) o->quiet = 1;
@@ -143,6 +146,7 @@ void peer_parse_args(peer_opts *o, int argc, char **argv, const char *vendor, co
   if (!have_count || o->count < 1) die_usage(prog, "--count N (N >= 1) is required", NULL);
   if (!o->keyed && o->keys != 1) die_usage(prog, "--keys needs --type keyed", NULL);
   if (!have_settle) o->settle = o->wait_matched > 0 ? 0.5 : 0.0;
+  if (!have_linger) o->linger = o->is_pub ? 0.0 : 0.5;
 }
 
 int peer_sub_strict(const peer_opts *o) { return o->reliable && o->keep_all; }
@@ -235,6 +239,13 @@ int peer_rx_done(const peer_rx *rx)
   if (!peer_sub_strict(rx->o) && rx->received > 0 && peer_now() - rx->last_rx_time >= rx->o->idle)
     return 1;
   return 0;
+}
+
+void peer_rx_linger(const peer_rx *rx, double deadline)
+{
+  if (!peer_rx_done(rx)) return;
+  double left = deadline - peer_now();
+  peer_sleep(rx->o->linger < left ? rx->o->linger : left);
 }
 
 int peer_rx_finish(peer_rx *rx)

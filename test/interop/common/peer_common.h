@@ -32,7 +32,9 @@ typedef struct peer_opts {
   uint32_t wait_matched; /* --wait-matched N (pub, default 0) */
   double settle;         /* --settle SECONDS (pub: pause after the match, default 0.5 if waiting) */
   double rate;           /* --rate HZ (pub, 0 = as fast as the writer takes them) */
-  double linger;         /* --linger SECONDS (pub: stay alive after writing, cut at --timeout) */
+  double linger;         /* --linger SECONDS: pub stays alive after writing (default 0), sub after
+                            its last sample so its last ACKNACKs go out (default 0.5); both are
+                            cut at --timeout */
   double idle;           /* --idle SECONDS (sub, lenient mode: stop after this long without data) */
   uint32_t min_count;    /* --min-count N (sub, lenient mode: success threshold, default 1) */
   int quiet;             /* --quiet (sub: summary line only) */
@@ -78,6 +80,8 @@ void peer_rx_init(peer_rx *rx, const peer_opts *o);
 void peer_rx_record(peer_rx *rx, uint32_t seq, uint32_t id, const uint8_t *data, uint32_t len);
 /* 1 when the subscriber can stop: --count distinct samples, or (lenient) idle after data. */
 int peer_rx_done(const peer_rx *rx);
+/* Sleeps --linger seconds (at most until `deadline`) when the subscriber is done. */
+void peer_rx_linger(const peer_rx *rx, double deadline);
 /* Prints the SUMMARY line and returns the exit status (0 = success by the rule in --help). */
 int peer_rx_finish(peer_rx *rx);
 

@@ -176,6 +176,7 @@ static int run_sub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
       if (peer_rx_done(&rx)) break;
     }
   }
+  peer_rx_linger(&rx, deadline);
   dds_subscription_matched_status_t st;
   if (dds_get_subscription_matched_status(rd, &st) == DDS_RETCODE_OK)
     fprintf(stderr, "cyclone_peer: sub: matched writers now=%u total=%u\n", st.current_count, st.total_count);
