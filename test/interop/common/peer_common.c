@@ -3,6 +3,7 @@
 #include "peer_common.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,11 +29,13 @@ static const char *usage_text =
   "                       %s\n"
   "Publisher:\n"
   "  --wait-matched N     wait (bounded by --timeout) until N readers matched before writing\n"
+  "  --start-file PATH    then wait (bounded by --timeout) until PATH exists: a subscriber's\n"
+  "                       --ready-file, so that sample 1 goes out after the reader knows the writer\n"
   "  --settle SECONDS     pause after that match so the readers also matched the writer\n"
   "                       (default 0.5 when --wait-matched > 0, else 0)\n"
   "  --rate HZ            write at most HZ samples/s (default: as fast as the writer accepts)\n"
   "  --linger SECONDS     keep the writer alive after writing (transient-local late joiners;\n"
-  "                       default 0)\n"
+  "                       default 0); SIGINT/SIGTERM ends the linger early\n"
   "  prints 'WRITTEN written=<n>' when done writing, then 'SUMMARY written=<n> matched=<n>'\n"
   "  (matched = most readers matched at any time); exit 0 when all N were written, the\n"
   "  --wait-matched count was reached and, if reliable, every matched reader acknowledged.\n"
@@ -40,6 +43,7 @@ static const char *usage_text =
   "  prints 'RECV seq=<n> id=<k> len=<l> ok=<0|1>' per sample (ok = content verified), or with\n"
   "  --quiet only 'SUMMARY received=<n> verified=<n> in_order=<0|1> duplicates=<n> first_seq=<n>\n"
   "  last_seq=<n>' (the summary is printed in both modes).\n"
+  "  --ready-file PATH    create PATH once --wait-matched writers (default 1) matched the reader\n"
   "  --linger SECONDS     keep the reader alive this long after the last sample so that its\n"
   "                       final acknowledgements reach the writer (default 0.5)\n"
   "  Success rule (exit 0):\n"
@@ -49,6 +53,7 @@ static const char *usage_text =
   "      samples, every one verified, in order per key, no duplicates; the reader stops at N\n"
   "      distinct samples, after --idle SECONDS (default 2) without data once one arrived, or at\n"
   "      --timeout.\n"
+  "  SIGINT/SIGTERM stop the subscriber early (summary printed, success rule applied).\n"
   "  exit 1 otherwise; exit 2 on bad usage or a DDS error.\n";
 
 static void usage(FILE *f, const char *prog, const char *vendor, const char *cfg)
@@ -136,6 +141,8 @@ void peer_parse_args(peer_opts *o, int argc, char **argv, const char *vendor, co
     else if (!strcmp(a, "--min-count")) o->min_count = parse_u32(prog, a, NEXT());
     else if (!strcmp(a, "--quiet")) o->quiet = 1;
     else if (!strcmp(a, "--config")) o->config = NEXT();
+    else if (!strcmp(a, "--ready-file")) o->ready_file = NEXT();
+    else if (!strcmp(a, "--start-file")) o->start_file = NEXT();
     else die_usage(prog, "unknown argument", a);
 #undef NEXT
   }
@@ -180,6 +187,53 @@ int peer_payload_check(const uint8_t *buf, uint32_t len, uint32_t expected_len, 
   }
   return 1;
 }
+
+static volatile sig_atomic_t stop_requested = 0;
+
+int peer_sub_ready(const peer_opts *o, uint32_t matched, int *already)
+{
+  uint32_t need = o->wait_matched > 0 ? o->wait_matched : 1;
+  if (*already || !o->ready_file || matched < need) return *already;
+  FILE *f = fopen(o->ready_file, "w");
+  if (!f) {
+    fprintf(stderr, "cannot create --ready-file %s: %s\n", o->ready_file, strerror(errno));
+    exit(2);
+  }
+  fprintf(f, "matched=%u\n", matched);
+  fclose(f);
+  *already = 1;
+  return 1;
+}
+
+int peer_wait_start_file(const peer_opts *o, double deadline)
+{
+  if (!o->start_file) return 1;
+  FILE *f;
+  while ((f = fopen(o->start_file, "r")) == NULL) {
+    if (peer_now() >= deadline || stop_requested) return 0;
+    peer_sleep(0.01);
+  }
+  fclose(f);
+  return 1;
+}
+
+static void on_stop_signal(int sig)
+{
+  (void)sig;
+  stop_requested = 1;
+}
+
+void peer_install_signal_handlers(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int peer_stop_requested(void) { return stop_requested != 0; }
 
 double peer_now(void)
 {
@@ -235,6 +289,7 @@ void peer_rx_record(peer_rx *rx, uint32_t seq, uint32_t id, const uint8_t *data,
 
 int peer_rx_done(const peer_rx *rx)
 {
+  if (stop_requested) return 1;
   if (rx->distinct >= rx->o->count) return 1;
   if (!peer_sub_strict(rx->o) && rx->received > 0 && peer_now() - rx->last_rx_time >= rx->o->idle)
     return 1;
@@ -243,7 +298,7 @@ int peer_rx_done(const peer_rx *rx)
 
 void peer_rx_linger(const peer_rx *rx, double deadline)
 {
-  if (!peer_rx_done(rx)) return;
+  if (stop_requested || !peer_rx_done(rx)) return;
   double left = deadline - peer_now();
   peer_sleep(rx->o->linger < left ? rx->o->linger : left);
 }

@@ -39,6 +39,8 @@ typedef struct peer_opts {
   uint32_t min_count;    /* --min-count N (sub, lenient mode: success threshold, default 1) */
   int quiet;             /* --quiet (sub: summary line only) */
   const char *config;    /* --config FILE (vendor config; default: the loopback file) */
+  const char *ready_file; /* --ready-file PATH (sub: created once --wait-matched writers matched) */
+  const char *start_file; /* --start-file PATH (pub: write only once PATH exists) */
 } peer_opts;
 
 /* Parses argv into *o with the defaults above. `vendor` names the program in messages,
@@ -57,6 +59,20 @@ void peer_payload_fill(uint8_t *buf, uint32_t len, uint32_t seq, uint32_t id);
 
 /* 1 when buf is exactly the payload of (seq, id) with length `expected_len`. */
 int peer_payload_check(const uint8_t *buf, uint32_t len, uint32_t expected_len, uint32_t seq, uint32_t id);
+
+/* SIGINT/SIGTERM set a flag instead of killing the process: a publisher stops lingering (or
+ * writing) and a subscriber stops waiting; both still print their SUMMARY and exit by the rule. */
+void peer_install_signal_handlers(void);
+int peer_stop_requested(void);
+
+/* --ready-file / --start-file: the test driver's handshake. A subscriber creates its ready file
+ * once its reader has matched --wait-matched writers (default 1); the driver (or the publisher's
+ * --start-file, the same path) waits for it, so the first sample is written only after the reader
+ * knows the writer. */
+/* Subscriber: creates o->ready_file (once) when `matched` >= the needed count; returns 1 when done. */
+int peer_sub_ready(const peer_opts *o, uint32_t matched, int *already);
+/* Publisher: waits until o->start_file exists (no-op without one); 0 if the deadline came first. */
+int peer_wait_start_file(const peer_opts *o, double deadline);
 
 /* Monotonic seconds. */
 double peer_now(void);

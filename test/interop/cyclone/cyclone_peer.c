@@ -65,12 +65,17 @@ static int run_pub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
   } while (0)
 
   POLL_MATCHED();
-  while (max_matched < o->wait_matched && peer_now() < deadline) {
+  while (max_matched < o->wait_matched && peer_now() < deadline && !peer_stop_requested()) {
     peer_sleep(0.01);
     POLL_MATCHED();
   }
   if (max_matched < o->wait_matched) {
     fprintf(stderr, "cyclone_peer: pub: only %u of %u readers matched before the timeout\n", max_matched, o->wait_matched);
+    printf("WRITTEN written=0\nSUMMARY written=0 matched=%u\n", max_matched);
+    return 1;
+  }
+  if (!peer_wait_start_file(o, deadline)) {
+    fprintf(stderr, "cyclone_peer: pub: --start-file %s did not appear before the timeout\n", o->start_file);
     printf("WRITTEN written=0\nSUMMARY written=0 matched=%u\n", max_matched);
     return 1;
   }
@@ -84,7 +89,7 @@ static int run_pub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
   memset(&kblob, 0, sizeof(kblob));
   uint32_t written = 0;
   double t0 = peer_now();
-  for (uint32_t seq = 1; seq <= o->count && peer_now() < deadline; seq++) {
+  for (uint32_t seq = 1; seq <= o->count && peer_now() < deadline && !peer_stop_requested(); seq++) {
     if (o->rate > 0) peer_sleep(t0 + (double)(seq - 1) / o->rate - peer_now());
     uint32_t id = peer_id_for_seq(o, seq);
     peer_payload_fill(buf, o->size, seq, id);
@@ -100,7 +105,7 @@ static int run_pub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
     }
     dds_return_t rc;
     /* a reliable KEEP_ALL writer blocks up to max_blocking_time (1 s) when its history is full */
-    while ((rc = dds_write(wr, sample)) == DDS_RETCODE_TIMEOUT && peer_now() < deadline) {}
+    while ((rc = dds_write(wr, sample)) == DDS_RETCODE_TIMEOUT && peer_now() < deadline && !peer_stop_requested()) {}
     if (rc < 0) {
       fprintf(stderr, "cyclone_peer: pub: write seq=%u: %s\n", seq, dds_strretcode(rc));
       ok = 0;
@@ -124,7 +129,7 @@ static int run_pub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
   }
   double linger_end = peer_now() + o->linger;
   if (linger_end > deadline) linger_end = deadline;
-  while (peer_now() < linger_end) {
+  while (peer_now() < linger_end && !peer_stop_requested()) {
     peer_sleep(0.05);
     POLL_MATCHED();
   }
@@ -153,9 +158,13 @@ static int run_sub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
   peer_rx_init(&rx, o);
   void *samples[MAX_TAKE];
   dds_sample_info_t infos[MAX_TAKE];
+  int ready = 0;
+  dds_subscription_matched_status_t st;
   while (!peer_rx_done(&rx)) {
     double left = deadline - peer_now();
     if (left <= 0) break;
+    if (o->ready_file && !ready && dds_get_subscription_matched_status(rd, &st) == DDS_RETCODE_OK)
+      peer_sub_ready(o, st.current_count, &ready);
     CHECK(dds_waitset_wait(ws, NULL, 0, secs_to_dur(left < 0.1 ? left : 0.1)));
     for (;;) {
       samples[0] = NULL; /* NULL: Cyclone lends its own buffers */
@@ -177,7 +186,6 @@ static int run_sub(const peer_opts *o, dds_entity_t pp, dds_entity_t tp, double 
     }
   }
   peer_rx_linger(&rx, deadline);
-  dds_subscription_matched_status_t st;
   if (dds_get_subscription_matched_status(rd, &st) == DDS_RETCODE_OK)
     fprintf(stderr, "cyclone_peer: sub: matched writers now=%u total=%u\n", st.current_count, st.total_count);
   return peer_rx_finish(&rx);
@@ -188,6 +196,7 @@ int main(int argc, char **argv)
   peer_opts o;
   peer_parse_args(&o, argc, argv, "Cyclone DDS 0.10 C", HDDS_INTEROP_CYCLONE_CONFIG);
   double deadline = peer_now() + o.timeout;
+  peer_install_signal_handlers();
 
   size_t n = strlen(o.config) + 8;
   char *uri = malloc(n);

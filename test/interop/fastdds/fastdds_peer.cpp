@@ -153,13 +153,18 @@ int run_pub(const peer_opts &o, DomainParticipant *pp, Topic *tp, double deadlin
       max_matched = static_cast<uint32_t>(st.current_count);
   };
   poll_matched();
-  while (max_matched < o.wait_matched && peer_now() < deadline) {
+  while (max_matched < o.wait_matched && peer_now() < deadline && !peer_stop_requested()) {
     peer_sleep(0.01);
     poll_matched();
   }
   if (max_matched < o.wait_matched) {
     std::fprintf(stderr, "fastdds_peer: pub: only %u of %u readers matched before the timeout\n", max_matched,
                  o.wait_matched);
+    std::printf("WRITTEN written=0\nSUMMARY written=0 matched=%u\n", max_matched);
+    return 1;
+  }
+  if (!peer_wait_start_file(&o, deadline)) {
+    std::fprintf(stderr, "fastdds_peer: pub: --start-file %s did not appear before the timeout\n", o.start_file);
     std::printf("WRITTEN written=0\nSUMMARY written=0 matched=%u\n", max_matched);
     return 1;
   }
@@ -180,13 +185,13 @@ int run_pub(const peer_opts &o, DomainParticipant *pp, Topic *tp, double deadlin
   bool ok = true;
   uint32_t written = 0;
   double t0 = peer_now();
-  for (uint32_t seq = 1; seq <= o.count && peer_now() < deadline; seq++) {
+  for (uint32_t seq = 1; seq <= o.count && peer_now() < deadline && !peer_stop_requested(); seq++) {
     if (o.rate > 0) peer_sleep(t0 + static_cast<double>(seq - 1) / o.rate - peer_now());
     void *s = samples.make(seq);
     // A reliable KEEP_ALL writer blocks up to max_blocking_time (1 s) when its history is full
     // and then returns false: retry until the deadline.
     bool w = false;
-    while (!(w = wr->write(s)) && peer_now() < deadline) {}
+    while (!(w = wr->write(s)) && peer_now() < deadline && !peer_stop_requested()) {}
     if (!w) {
       std::fprintf(stderr, "fastdds_peer: pub: write seq=%u failed until the timeout\n", seq);
       ok = false;
@@ -207,7 +212,7 @@ int run_pub(const peer_opts &o, DomainParticipant *pp, Topic *tp, double deadlin
     }
   }
   double linger_end = std::min(peer_now() + o.linger, deadline);
-  while (peer_now() < linger_end) {
+  while (peer_now() < linger_end && !peer_stop_requested()) {
     peer_sleep(0.05);
     poll_matched();
   }
@@ -232,9 +237,13 @@ int run_sub(const peer_opts &o, DomainParticipant *pp, Topic *tp, double deadlin
   peer_rx_init(&rx, &o);
   Samples samples(o);
   SampleInfo info;
+  int ready = 0;
+  SubscriptionMatchedStatus st;
   while (!peer_rx_done(&rx)) {
     double left = deadline - peer_now();
     if (left <= 0) break;
+    if (o.ready_file && !ready && rd->get_subscription_matched_status(st) == ReturnCode_t::RETCODE_OK)
+      peer_sub_ready(&o, static_cast<uint32_t>(std::max(st.current_count, 0)), &ready);
     rd->wait_for_unread_message(to_duration(std::min(left, 0.1)));
     while (rd->take_next_sample(samples.buffer(), &info) == ReturnCode_t::RETCODE_OK) {
       if (info.valid_data) samples.record(rx);
@@ -242,7 +251,6 @@ int run_sub(const peer_opts &o, DomainParticipant *pp, Topic *tp, double deadlin
     }
   }
   peer_rx_linger(&rx, deadline);
-  SubscriptionMatchedStatus st;
   if (rd->get_subscription_matched_status(st) == ReturnCode_t::RETCODE_OK)
     std::fprintf(stderr, "fastdds_peer: sub: matched writers now=%d total=%d\n", st.current_count, st.total_count);
   int rc = peer_rx_finish(&rx);
@@ -285,6 +293,7 @@ int main(int argc, char **argv)
   peer_opts o;
   peer_parse_args(&o, argc, argv, "Fast DDS 2.9 C++", HDDS_INTEROP_FASTDDS_CONFIG);
   double deadline = peer_now() + o.timeout;
+  peer_install_signal_handlers();
 
   DomainParticipantFactory *factory = DomainParticipantFactory::get_instance();
   if (factory->load_XML_profiles_file(o.config) != ReturnCode_t::RETCODE_OK)

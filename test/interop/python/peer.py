@@ -11,6 +11,7 @@ loads another file.
 """
 import argparse
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -28,13 +29,14 @@ length = --size, so a receiver verifies every byte without the sender.
 Defaults: --reliable --volatile --keep-all --keys 1 --domain 100 --timeout 30
   --config {DEFAULT_CONFIG}
 
-Publisher: waits (bounded by --timeout) for --wait-matched readers, pauses --settle seconds
+Publisher: waits (bounded by --timeout) for --wait-matched readers, then for --start-file PATH
+  to exist (a subscriber's --ready-file: the reader knows the writer), pauses --settle seconds
   (default 0.5 when waiting, else 0), writes at most --rate samples/s, prints
   'WRITTEN written=<n>', waits for acknowledgements (reliable), stays --linger seconds (default
-  0; cut at --timeout), then prints 'SUMMARY written=<n> matched=<n>' (matched = most readers
+  0; cut at --timeout; SIGINT/SIGTERM end it early), then prints 'SUMMARY written=<n> matched=<n>' (matched = most readers
   matched at any time). Exit 0 when all N were written, the --wait-matched count was reached
   and, if reliable, every matched reader acknowledged.
-Subscriber: prints 'RECV seq=<n> id=<k> len=<l> ok=<0|1>' per sample (ok = content verified)
+Subscriber: creates --ready-file PATH once --wait-matched writers (default 1) matched; prints 'RECV seq=<n> id=<k> len=<l> ok=<0|1>' per sample (ok = content verified)
   unless --quiet, and always 'SUMMARY received=<n> verified=<n> in_order=<0|1> duplicates=<n>
   first_seq=<n> last_seq=<n>'. After its last sample it stays --linger seconds (default 0.5) so
   its final acknowledgements reach the writer.
@@ -45,6 +47,7 @@ Subscriber: prints 'RECV seq=<n> id=<k> len=<l> ok=<0|1>' per sample (ok = conte
       samples, every one verified, in order per key, no duplicates; the reader stops at N
       distinct samples, after --idle SECONDS (default 2) without data once one arrived, or at
       --timeout.
+  SIGINT/SIGTERM stop the subscriber early (summary printed, success rule applied).
   exit 1 otherwise; exit 2 on bad usage or a DDS error.
 """
 
@@ -81,6 +84,8 @@ def parse_args(argv):
     p.add_argument("--min-count", type=int, default=1)
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--config", default=DEFAULT_CONFIG)
+    p.add_argument("--ready-file", help="sub: create once --wait-matched writers (default 1) matched")
+    p.add_argument("--start-file", help="pub: write only once this file exists (a sub's --ready-file)")
     o = p.parse_args(argv)
     if o.count < 1:
         p.error("--count N (N >= 1) is required")
@@ -97,6 +102,13 @@ def parse_args(argv):
     if o.linger is None:
         o.linger = 0.0 if o.mode == "pub" else 0.5
     return o
+
+
+STOP = []  # non-empty once SIGINT/SIGTERM arrived
+
+
+def on_stop_signal(signum, frame):
+    STOP.append(signum)
 
 
 def payload(seq, sid, size):
@@ -149,7 +161,7 @@ class Rx:
             print(f"RECV seq={seq} id={sid} len={len(data)} ok={1 if ok else 0}", flush=True)
 
     def done(self):
-        if self.distinct >= self.o.count:
+        if STOP or self.distinct >= self.o.count:
             return True
         return (not self.strict() and self.received > 0
                 and time.monotonic() - self.last_rx >= self.o.idle)
@@ -165,6 +177,8 @@ class Rx:
 def main(argv):
     o = parse_args(argv)
     deadline = time.monotonic() + o.timeout
+    signal.signal(signal.SIGINT, on_stop_signal)
+    signal.signal(signal.SIGTERM, on_stop_signal)
     # Must be set before the (bundled) Cyclone DDS creates its domain.
     os.environ["CYCLONEDDS_URI"] = "file://" + os.path.abspath(o.config)
 
@@ -239,7 +253,7 @@ def main(argv):
             max_matched = max(max_matched, writer.get_publication_matched_status().current_count)
 
         poll()
-        while max_matched < o.wait_matched and time.monotonic() < deadline:
+        while max_matched < o.wait_matched and time.monotonic() < deadline and not STOP:
             time.sleep(0.01)
             poll()
         if max_matched < o.wait_matched:
@@ -247,13 +261,19 @@ def main(argv):
                   file=sys.stderr)
             print(f"WRITTEN written=0\nSUMMARY written=0 matched={max_matched}", flush=True)
             return 1
+        while o.start_file and not os.path.exists(o.start_file):
+            if time.monotonic() >= deadline or STOP:
+                print(f"peer.py: pub: --start-file {o.start_file} did not appear before the timeout", file=sys.stderr)
+                print(f"WRITTEN written=0\nSUMMARY written=0 matched={max_matched}", flush=True)
+                return 1
+            time.sleep(0.01)
         if o.settle > 0:
             time.sleep(o.settle)
         ok = True
         written = 0
         t0 = time.monotonic()
         for seq in range(1, o.count + 1):
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or STOP:
                 break
             if o.rate > 0:
                 delay = t0 + (seq - 1) / o.rate - time.monotonic()
@@ -269,7 +289,7 @@ def main(argv):
                     done = True
                 except DDSException as e:
                     # a reliable KEEP_ALL writer times out after max_blocking_time when full
-                    if "TIMEOUT" not in str(e).upper() or time.monotonic() >= deadline:
+                    if "TIMEOUT" not in str(e).upper() or time.monotonic() >= deadline or STOP:
                         print(f"peer.py: pub: write seq={seq}: {e}", file=sys.stderr)
                         break
             if not done:
@@ -286,7 +306,7 @@ def main(argv):
                 print("peer.py: pub: not every matched reader acknowledged before the timeout", file=sys.stderr)
                 ok = False
         linger_end = min(time.monotonic() + o.linger, deadline)
-        while time.monotonic() < linger_end:
+        while time.monotonic() < linger_end and not STOP:
             time.sleep(0.05)
             poll()
         poll()
@@ -298,10 +318,16 @@ def main(argv):
     ws = WaitSet(dp)
     ws.attach(cond)
     rx = Rx(o)
+    ready = False
     while not rx.done():
         left = deadline - time.monotonic()
         if left <= 0:
             break
+        if o.ready_file and not ready:
+            if reader.get_subscription_matched_status().current_count >= max(1, o.wait_matched):
+                with open(o.ready_file, "w") as f:
+                    f.write("matched\n")
+                ready = True
         ws.wait(duration(seconds=min(left, 0.1)))
         while True:
             samples = reader.take(N=64)
@@ -313,7 +339,7 @@ def main(argv):
                 rx.record(s.seq, s.id if o.keyed else 0, s.data)
             if rx.done():
                 break
-    if rx.done():
+    if rx.done() and not STOP:
         time.sleep(max(0.0, min(o.linger, deadline - time.monotonic())))
     st = reader.get_subscription_matched_status()
     print(f"peer.py: sub: matched writers now={st.current_count} total={st.total_count}", file=sys.stderr)
