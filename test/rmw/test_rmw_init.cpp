@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rcutils/allocator.h"
+#include "rcutils/strdup.h"
 #include "rmw/error_handling.h"
 #include "rmw/init.h"
 #include "rmw/init_options.h"
