@@ -125,24 +125,6 @@ rmw_publisher_wait_for_all_acked(const rmw_publisher_t *, rmw_time_t)
 }
 
 rmw_ret_t
-rmw_get_serialized_message_size(const rosidl_message_type_support_t *, const rosidl_runtime_c__Sequence__bound *, size_t *)
-{
-  HDDS_NOT_YET(rmw_get_serialized_message_size, RMW_RET_UNSUPPORTED);
-}
-
-rmw_ret_t
-rmw_serialize(const void *, const rosidl_message_type_support_t *, rmw_serialized_message_t *)
-{
-  HDDS_NOT_YET(rmw_serialize, RMW_RET_UNSUPPORTED);
-}
-
-rmw_ret_t
-rmw_deserialize(const rmw_serialized_message_t *, const rosidl_message_type_support_t *, void *)
-{
-  HDDS_NOT_YET(rmw_deserialize, RMW_RET_UNSUPPORTED);
-}
-
-rmw_ret_t
 rmw_init_subscription_allocation(const rosidl_message_type_support_t *, const rosidl_runtime_c__Sequence__bound *, rmw_subscription_allocation_t *)
 {
   HDDS_NOT_YET(rmw_init_subscription_allocation, RMW_RET_UNSUPPORTED);
