@@ -76,7 +76,7 @@ impl DataFrag {
     pub fn bytes(&self) -> &[u8] {
         let h = &self.header;
         let size = h.fragment_size as usize;
-        let start = (h.fragment_start as usize - 1) * size;
+        let start = (h.fragment_start as usize).saturating_sub(1) * size;
         let end = (start + size * h.fragments_in_submessage as usize).min(self.sample.len());
         &self.sample[start.min(end)..end]
     }

@@ -56,10 +56,8 @@ impl StatelessWriter {
 
     /// Keeps the sample (replacing the oldest) and sends it to every reader; never blocks.
     pub fn write(&mut self, now: Instant, payload: Arc<[u8]>, meta: SampleMeta, out: &mut Vec<WriterAction>) -> i64 {
-        let (sn, _) = match self.history.add(meta, Arc::clone(&payload)) {
-            Ok(r) => r,
-            Err(_) => unreachable!("a KEEP_LAST history always takes a sample"),
-        };
+        // A KEEP_LAST history always takes the sample (it replaces the oldest).
+        let sn = self.history.add(meta, Arc::clone(&payload)).map_or(self.history.last_sn(), |(sn, _)| sn);
         self.send(Dest::All, Data { sn, meta, payload }, false, out);
         if let Some(p) = self.cfg.resend_period {
             self.next_resend = Some(now + p);
