@@ -65,6 +65,7 @@ impl TopicMerger {
 
     pub(crate) fn remove_writer(&self, w: &Arc<WriterShared>) {
         let mut routes = self.lock();
+        w.detach_all();
         if let Some(route) = routes.get_mut(&w.topic) {
             route.writers.retain(|x| !Arc::ptr_eq(x, w));
             if route.writers.is_empty() && route.readers.is_empty() {
