@@ -21,7 +21,7 @@ const HELP: &str = "\
 hdds-demo: publish samples and receive them through the hdds engine (no ROS needed)
 
 usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--domain ID] [--best-effort]
-                 [--timeout SECS] [--threads]
+                 [--timeout SECS] [--topic NAME] [--type NAME] [--threads]
   pub            publish only (another process runs `sub`), over UDP on loopback
   sub            subscribe only, print what arrives and a summary line
   (no mode)      run `sub` and `pub` as two child processes of this program
@@ -31,13 +31,15 @@ usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--domain ID] 
   --rate HZ      publish at this rate; 0 = as fast as possible (default 0)
   --domain ID    DDS domain id, 0..232 (default: ROS_DOMAIN_ID or 0)
   --best-effort  best-effort instead of reliable
+  --topic NAME   topic name (default demo/chatter)
+  --type NAME    type name (default hdds::demo::Sample_); with --topic, talks to other DDS
+                 programs, e.g. Cyclone's `ddsperf -T OU` (topic DDSPerfRDataOU, type OneULong)
   --timeout S    pub: wait this long for a subscriber and for its acknowledgments;
                  sub: give up after this long without a sample (default 10)";
 
-const TOPIC: &str = "demo/chatter";
-const TYPE: &str = "hdds::demo::Sample_";
-
 struct Opts {
+    topic: String,
+    type_name: String,
     count: u64,
     size: usize,
     rate: f64,
@@ -50,6 +52,8 @@ impl Opts {
     fn parse(args: &Args) -> Opts {
         let env_domain = std::env::var("ROS_DOMAIN_ID").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
         let o = Opts {
+            topic: args.value("topic", "demo/chatter".to_string()),
+            type_name: args.value("type", "hdds::demo::Sample_".to_string()),
             count: args.value("count", 200_000),
             size: args.value("size", 64),
             rate: args.value("rate", 0.0),
@@ -148,7 +152,7 @@ fn print_published(tag: &str, count: u64, took: Duration) {
 
 fn publisher(o: &Opts) -> ExitCode {
     let participant = o.network_participant();
-    let writer = participant.create_writer(TOPIC, TYPE, o.qos()).expect("writer");
+    let writer = participant.create_writer(&o.topic, &o.type_name, o.qos()).expect("writer");
     println!(
         "[pub] participant {} in domain {}, writer {}: waiting up to {:?} for a subscriber",
         participant.guid(),
@@ -250,7 +254,7 @@ fn summary(tag: &str, r: &Received, count: u64, size: usize) -> bool {
 
 fn subscriber(o: &Opts) -> ExitCode {
     let participant = o.network_participant();
-    let reader = participant.create_reader(TOPIC, TYPE, o.qos()).expect("reader");
+    let reader = participant.create_reader(&o.topic, &o.type_name, o.qos()).expect("reader");
     println!("[sub] participant {} in domain {}, reader {}", participant.guid(), o.domain_id, reader.guid());
     let r = receive(&reader, "[sub] ", o.count, o.timeout, || false);
     if summary("[sub] ", &r, o.count, o.size) {
@@ -266,8 +270,8 @@ fn threads(o: &Opts) -> ExitCode {
         Ok(p) => p,
         Err(e) => hdds_tools::usage_error(&e.to_string()),
     };
-    let reader = participant.create_reader(TOPIC, TYPE, o.qos()).expect("reader");
-    let writer = participant.create_writer(TOPIC, TYPE, o.qos()).expect("writer");
+    let reader = participant.create_reader(&o.topic, &o.type_name, o.qos()).expect("reader");
+    let writer = participant.create_writer(&o.topic, &o.type_name, o.qos()).expect("writer");
     println!(
         "hdds-demo {}: participant {} in domain {}; writer {} matched {} reader(s) in this process",
         env!("CARGO_PKG_VERSION"),
