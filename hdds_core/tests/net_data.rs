@@ -172,3 +172,33 @@ fn incompatible_qos_is_reported_not_matched() {
     assert_eq!(w.match_status().last_incompatible_policy, Some(hdds_core::discovery::QosPolicy::Reliability));
     assert_eq!((w.matched_reader_count(), r.matched_writer_count()), (0, 0));
 }
+
+#[test]
+fn each_sample_reaches_a_reader_by_one_path_only() {
+    // c and d share the same-process path; e is "remote" (network only).
+    let c = net_participant(127, |cfg| cfg.intra_process = true);
+    let d = net_participant(127, |cfg| cfg.intra_process = true);
+    let e = net_participant(127, |_| {});
+    let q = Qos { history: History::KeepAll, ..Qos::default() };
+    let w = c.create_writer("t/once", T, q).unwrap();
+    let same_participant = c.create_reader("t/once", T, q).unwrap();
+    let same_process = d.create_reader("t/once", T, q).unwrap();
+    let remote = e.create_reader("t/once", T, q).unwrap();
+    // An endpoint of a network-only participant still meets its own participant's endpoints.
+    let e_writer = e.create_writer("t/once_e", T, q).unwrap();
+    let e_reader = e.create_reader("t/once_e", T, q).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || w.matched_reader_count() == 3 && remote.matched_writer_count() == 1));
+    assert_eq!((same_participant.matched_writer_count(), same_process.matched_writer_count()), (1, 1));
+    assert_eq!((e_writer.matched_reader_count(), e_reader.matched_writer_count()), (1, 1));
+    for i in 0..10u32 {
+        w.write(&payload(i, 32)).unwrap();
+        e_writer.write(&payload(i, 32)).unwrap();
+    }
+    assert!(w.wait_for_acknowledgments(Duration::from_secs(5)));
+    std::thread::sleep(Duration::from_millis(200));
+    for r in [&same_participant, &same_process, &remote, &e_reader] {
+        let sns: Vec<i64> = std::iter::from_fn(|| r.take()).map(|s| s.info.sequence_number).collect();
+        assert_eq!(sns, (1..=10).collect::<Vec<_>>());
+    }
+    assert!(!d.discovered_participants().contains(&c.guid()));
+}

@@ -13,6 +13,7 @@ use super::reader::Reader;
 use super::writer::Writer;
 use crate::error::{Error, Result};
 use crate::qos::Qos;
+use crate::transport::intra::TopicKey;
 use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix};
 
 /// What every participant needs. The network side is a separate [`NetworkConfig`], given to
@@ -82,8 +83,14 @@ impl Participant {
         self.inner.net.as_ref()
     }
 
-    pub(crate) fn intra_process(&self) -> bool {
-        self.inner.intra_process
+    /// Where this participant's endpoints meet same-process endpoints: the process-wide routes,
+    /// or its own only when it opted out of same-process routing with the others.
+    pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {
+        TopicKey {
+            domain_id: self.inner.domain_id,
+            name: topic_name.to_owned(),
+            scope: (!self.inner.intra_process).then_some(self.inner.prefix),
+        }
     }
 
     /// Counters of the network side (`None` without network).

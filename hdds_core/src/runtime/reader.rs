@@ -29,7 +29,6 @@ use crate::wire::{EntityKind, Guid};
 pub struct Reader {
     shared: Arc<ReaderShared>,
     net: Option<Arc<Network>>,
-    intra: bool,
 }
 
 pub(crate) struct ReaderShared {
@@ -66,7 +65,7 @@ impl Reader {
         });
         let shared = Arc::new(ReaderShared {
             guid,
-            topic: TopicKey { domain_id: participant.domain_id(), name: topic_name.to_owned() },
+            topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
             state: Mutex::new(ReaderState { queue: VecDeque::new() }),
@@ -75,14 +74,11 @@ impl Reader {
             intra_writers: AtomicUsize::new(0),
             mismatch: Mutex::new(MatchStatus::default()),
         });
-        let intra = participant.intra_process();
-        if intra {
-            intra::merger().add_reader(&shared);
-        }
+        intra::merger().add_reader(&shared);
         if let Some(net) = &net {
             net.add_local_reader(&shared);
         }
-        Ok(Reader { shared, net, intra })
+        Ok(Reader { shared, net })
     }
 
     pub fn guid(&self) -> Guid {
@@ -134,9 +130,7 @@ impl Reader {
 
 impl Drop for Reader {
     fn drop(&mut self) {
-        if self.intra {
-            intra::merger().remove_reader(&self.shared);
-        }
+        intra::merger().remove_reader(&self.shared);
         if let Some(net) = &self.net {
             net.remove_local_reader(&self.shared);
         }

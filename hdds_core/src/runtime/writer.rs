@@ -37,7 +37,6 @@ pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
 pub struct Writer {
     shared: Arc<WriterShared>,
     net: Option<Arc<Network>>,
-    intra: bool,
 }
 
 pub(crate) struct WriterShared {
@@ -72,21 +71,18 @@ impl Writer {
         });
         let shared = Arc::new(WriterShared {
             guid,
-            topic: TopicKey { domain_id: participant.domain_id(), name: topic_name.to_owned() },
+            topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
             state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
         });
-        let intra = participant.intra_process();
-        if intra {
-            intra::merger().add_writer(&shared);
-        }
+        intra::merger().add_writer(&shared);
         if let Some(net) = &net {
             net.add_local_writer(&shared);
         }
-        Ok(Writer { shared, net, intra })
+        Ok(Writer { shared, net })
     }
 
     pub fn guid(&self) -> Guid {
@@ -230,9 +226,7 @@ impl Writer {
 
 impl Drop for Writer {
     fn drop(&mut self) {
-        if self.intra {
-            intra::merger().remove_writer(&self.shared);
-        }
+        intra::merger().remove_writer(&self.shared);
         if let Some(net) = &self.net {
             net.remove_local_writer(&self.shared);
         }

@@ -33,9 +33,10 @@ pub struct NetworkConfig {
     /// The highest participant index probed on each unicast peer. Cyclone probes 0..=8 and takes
     /// indices up to 9 by default; 32 leaves room for many participants on one host.
     pub spdp_peer_max_index: u32,
-    /// Serve same-process readers through the TopicMerger (true, the normal case). False makes the
-    /// participant treat the others of this process like remote ones and reach them over UDP only:
-    /// a test and benchmark aid (two "processes" in one test binary), never needed in production.
+    /// Serve the other participants of this process through the TopicMerger (true, the normal
+    /// case). False makes the participant treat them like remote ones and reach them over UDP only
+    /// (its own endpoints still meet each other without sockets): a test and benchmark aid, two
+    /// "processes" in one test binary, never needed in production.
     pub intra_process: bool,
     /// SO_RCVBUF / SO_SNDBUF request (the kernel caps it at net.core.rmem_max / wmem_max).
     pub socket_buffer_bytes: usize,
