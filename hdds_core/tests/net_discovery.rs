@@ -42,6 +42,7 @@ fn a_silent_participant_is_dropped_when_its_lease_runs_out() {
 fn participants_of_other_domains_and_of_the_same_process_path_are_ignored() {
     let a = net_participant(112, |_| {});
     let other = net_participant(113, |_| {});
+    let other_tag = net_participant(112, |cfg| cfg.domain_tag.push_str("-other"));
     // Two participants that also use the same-process path see each other there, not on the network.
     let c = net_participant(112, |cfg| cfg.intra_process = true);
     let d = net_participant(112, |cfg| cfg.intra_process = true);
@@ -50,4 +51,6 @@ fn participants_of_other_domains_and_of_the_same_process_path_are_ignored() {
     assert!(!c.discovered_participants().contains(&d.guid()));
     assert!(c.discovered_participants().contains(&a.guid()));
     assert!(other.discovered_participants().is_empty());
+    assert!(other_tag.discovered_participants().is_empty());
+    assert!(a.network_stats().unwrap().ignored_participants >= 1, "other_tag was heard and ignored");
 }

@@ -27,8 +27,11 @@ fn finish(mut child: Child, limit: Duration) -> (bool, String) {
     (ok, out)
 }
 
+/// Runs hdds-demo with this test process's own domain tag, so that another run of the tests on
+/// this host (same domains) stays invisible.
 fn demo(args: &[&str]) -> Child {
-    Command::new(DEMO).args(args).stdout(Stdio::piped()).spawn().expect("hdds-demo starts")
+    let tag = format!("hdds-demo-test-{}", std::process::id());
+    Command::new(DEMO).args(args).args(["--tag", &tag]).stdout(Stdio::piped()).spawn().expect("hdds-demo starts")
 }
 
 #[test]

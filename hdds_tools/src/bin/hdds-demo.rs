@@ -21,7 +21,7 @@ const HELP: &str = "\
 hdds-demo: publish samples and receive them through the hdds engine (no ROS needed)
 
 usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--domain ID] [--best-effort]
-                 [--timeout SECS] [--topic NAME] [--type NAME] [--threads]
+                 [--timeout SECS] [--topic NAME] [--type NAME] [--tag NAME] [--threads]
   pub            publish only (another process runs `sub`), over UDP on loopback
   sub            subscribe only, print what arrives and a summary line
   (no mode)      run `sub` and `pub` as two child processes of this program
@@ -34,10 +34,12 @@ usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--domain ID] 
   --topic NAME   topic name (default demo/chatter)
   --type NAME    type name (default hdds::demo::Sample_); with --topic, talks to other DDS
                  programs, e.g. Cyclone's `ddsperf -T OU` (topic DDSPerfRDataOU, type OneULong)
+  --tag NAME     DDS domain tag: only participants with the same tag meet (default none)
   --timeout S    pub: wait this long for a subscriber and for its acknowledgments;
                  sub: give up after this long without a sample (default 10)";
 
 struct Opts {
+    tag: String,
     topic: String,
     type_name: String,
     count: u64,
@@ -52,6 +54,7 @@ impl Opts {
     fn parse(args: &Args) -> Opts {
         let env_domain = std::env::var("ROS_DOMAIN_ID").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
         let o = Opts {
+            tag: args.value("tag", String::new()),
             topic: args.value("topic", "demo/chatter".to_string()),
             type_name: args.value("type", "hdds::demo::Sample_".to_string()),
             count: args.value("count", 200_000),
@@ -72,7 +75,8 @@ impl Opts {
     }
 
     fn network_participant(&self) -> Participant {
-        Participant::with_network(ParticipantConfig { domain_id: self.domain_id }, NetworkConfig::localhost())
+        let net = NetworkConfig { domain_tag: self.tag.clone(), ..NetworkConfig::localhost() };
+        Participant::with_network(ParticipantConfig { domain_id: self.domain_id }, net)
             .unwrap_or_else(|e| hdds_tools::usage_error(&e.to_string()))
     }
 }

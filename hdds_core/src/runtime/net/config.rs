@@ -40,6 +40,10 @@ pub struct NetworkConfig {
     pub intra_process: bool,
     /// SO_RCVBUF / SO_SNDBUF request (the kernel caps it at net.core.rmem_max / wmem_max).
     pub socket_buffer_bytes: usize,
+    /// DDS domain tag (PID_DOMAIN_TAG): participants meet only those with the same tag. Empty is
+    /// the default tag, what every ROS participant uses. Tests give each run its own tag, so that
+    /// two runs on one host never meet.
+    pub domain_tag: String,
 }
 
 impl Default for NetworkConfig {
@@ -54,6 +58,7 @@ impl Default for NetworkConfig {
             spdp_peer_max_index: 32,
             intra_process: true,
             socket_buffer_bytes: 4 << 20,
+            domain_tag: String::new(),
         }
     }
 }
@@ -78,6 +83,7 @@ pub(crate) struct Resolved {
     pub(crate) spdp_peer_max_index: u32,
     pub(crate) intra_process: bool,
     pub(crate) socket_buffer_bytes: usize,
+    pub(crate) domain_tag: String,
 }
 
 impl NetworkConfig {
@@ -131,6 +137,7 @@ impl NetworkConfig {
             spdp_peer_max_index: self.spdp_peer_max_index,
             intra_process: self.intra_process,
             socket_buffer_bytes: self.socket_buffer_bytes,
+            domain_tag: self.domain_tag.clone(),
         })
     }
 }

@@ -57,6 +57,7 @@ impl Spdp {
         }
         data.default_unicast_locators = default_locators;
         data.lease_duration = cfg.lease_duration;
+        data.domain_tag = cfg.domain_tag.clone();
         let mut targets: Vec<SocketAddr> = multicast.into_iter().collect();
         for ip in &cfg.unicast_spdp_peers {
             for port in crate::discovery::ports::spdp_unicast_peer_ports(domain_id, cfg.spdp_peer_max_index)? {
@@ -219,7 +220,7 @@ impl Network {
         if p.guid_prefix == self.prefix {
             return;
         }
-        let other_domain = p.domain_id.is_some_and(|d| d != self.domain_id) || !p.domain_tag.is_empty();
+        let other_domain = p.domain_id.is_some_and(|d| d != self.domain_id) || p.domain_tag != self.cfg.domain_tag;
         if other_domain || (self.cfg.intra_process && is_local_intra(p.guid_prefix)) {
             bump(&self.counters.ignored_participants);
             return;
