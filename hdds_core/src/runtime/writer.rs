@@ -66,7 +66,8 @@ impl Writer {
         let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
-            let cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
+            let mut cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
+            cfg.heartbeat_period = super::net::IDLE_HEARTBEAT_PERIOD;
             WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN)
         });
         let shared = Arc::new(WriterShared {

@@ -45,6 +45,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::transport::udp::{StopHandle, UdpConfig, UdpSender, UdpSockets};
 use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
 
+/// How often a reliable writer whose readers acknowledged everything still sends a HEARTBEAT.
+/// While something is unacknowledged the writer's fast period applies (10 ms, backing off): this
+/// one only keeps an idle writer's readers informed, so it can be slow (idle ROS nodes with many
+/// publishers would otherwise send ten datagrams a second per writer and reader).
+pub(crate) const IDLE_HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Counters of a participant's network activity, for tests, statistics and diagnosis.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NetStats {

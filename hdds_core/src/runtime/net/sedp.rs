@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::endpoint::{ReaderMachine, ReaderPort, WriterPort};
 use super::send::Outbox;
@@ -68,8 +68,7 @@ fn builtin_writer(
     let mut cfg = WriterConfig::new(Guid::new(prefix, id));
     cfg.history = history;
     cfg.durability = Durability::TransientLocal;
-    // Discovery data changes rarely: once everything is acknowledged, a HEARTBEAT a second.
-    cfg.heartbeat_period = Duration::from_secs(1);
+    cfg.heartbeat_period = super::IDLE_HEARTBEAT_PERIOD;
     Mutex::new(WriterPort::new(StatefulWriter::new(cfg, now), reader))
 }
 
