@@ -215,7 +215,9 @@ fn receive(reader: &Reader, tag: &str, count: u64, idle: Duration, done: impl Fn
         while let Some(s) = reader.take() {
             // The counter after the encapsulation header; a foreign writer's shorter sample reads as 0.
             let n = s.data.get(4..8).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            if n != next_expected {
+            // Counted from the first sample that arrives: a foreign publisher (or one that started
+            // before we matched) need not start at 0. Missing samples show in the count.
+            if received > 0 && n != next_expected {
                 out_of_order += 1;
             }
             next_expected = n.wrapping_add(1);
