@@ -422,3 +422,32 @@ fn cfg_unregister(net: &Network) {
 pub(crate) fn is_local_intra(prefix: GuidPrefix) -> bool {
     lock(&LOCAL_INTRA).contains(&prefix)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn localhost_only_never_picks_or_sends_to_another_address() {
+        let cfg = NetworkConfig {
+            domain_tag: format!("hdds-unit-{}", std::process::id()),
+            spdp_peer_max_index: 2,
+            ..NetworkConfig::localhost()
+        };
+        let net = Network::start(200, crate::runtime::guid_gen::new_prefix(), &cfg).unwrap();
+        let outside = Locator::udpv4(Ipv4Addr::new(192, 0, 2, 7), 7410);
+        let inside = Locator::udpv4(Ipv4Addr::LOCALHOST, 7412);
+        let shm = Locator { kind: Locator::KIND_FASTDDS_SHM, port: 1, address: [0; 16] };
+        assert_eq!(net.pick_address(&[outside, shm]), None);
+        assert_eq!(net.pick_address(&[shm, outside, inside]), inside.socket_addr());
+        assert!(!net.destination_allowed("192.0.2.7:7410".parse().unwrap()));
+        assert!(!net.destination_allowed("239.255.0.2:7400".parse().unwrap()));
+        assert!(!net.destination_allowed("[::1]:7400".parse().unwrap()));
+        assert!(net.destination_allowed("127.0.0.1:7410".parse().unwrap()));
+        let before = net.stats().refused_destinations;
+        net.send("192.0.2.7:7410".parse().unwrap(), b"RTPS");
+        assert_eq!(net.stats().refused_destinations, before + 1);
+        net.shutdown();
+    }
+}
