@@ -20,4 +20,6 @@ pub mod wire;
 
 pub use error::{Error, Result};
 pub use qos::Qos;
-pub use runtime::{Participant, ParticipantConfig, Reader, Sample, SampleInfo, Writer};
+pub use runtime::{
+    MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, Reader, Sample, SampleInfo, Writer,
+};

@@ -65,6 +65,13 @@ impl StatelessWriter {
         sn
     }
 
+    /// Changes the resend period (SPDP: a few quick announcements at start, then the configured
+    /// period); the next resend is one new period from `now`.
+    pub fn set_resend_period(&mut self, period: Option<Duration>, now: Instant) {
+        self.cfg.resend_period = period;
+        self.next_resend = period.map(|p| now + p);
+    }
+
     /// Resends the latest sample when the period has come.
     pub fn on_timer(&mut self, now: Instant, out: &mut Vec<WriterAction>) {
         let (Some(at), Some(period)) = (self.next_resend, self.cfg.resend_period) else {

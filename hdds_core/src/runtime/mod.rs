@@ -1,16 +1,21 @@
 //! The engine's public API: participants, writers and readers. `hdds_ffi` wraps exactly this.
 //!
-//! Thread model (seed): a write runs entirely on the caller's thread. Same-process readers get the
-//! sample from that thread through [`crate::transport::intra`]; a reader's waiters are woken through
-//! its condition variable. No engine thread exists yet for the in-process path, and none is needed.
+//! Thread model: a write runs on the caller's thread. Same-process readers get the sample from that
+//! thread through [`crate::transport::intra`]; a reader's waiters are woken through its condition
+//! variable. A participant on the network ([`Participant::with_network`]) adds one receive thread
+//! and one timer thread ([`net`]); docs/engine.md describes the whole model.
 
 mod guid_gen;
+pub(crate) mod net;
 pub mod participant;
 pub mod reader;
 pub mod sample;
+pub mod status;
 pub mod writer;
 
+pub use net::{NetStats, NetworkConfig};
 pub use participant::{Participant, ParticipantConfig};
 pub use reader::Reader;
 pub use sample::{Sample, SampleInfo};
+pub use status::MatchStatus;
 pub use writer::Writer;

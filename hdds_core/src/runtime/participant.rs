@@ -1,15 +1,24 @@
 //! A domain participant: the owner of writers and readers and of the GUID prefix they share.
+//!
+//! [`Participant::new`] makes a same-process participant (the TopicMerger serves its endpoints,
+//! no socket, no thread). [`Participant::with_network`] adds the network runtime: sockets, one
+//! receive thread and one timer thread, SPDP/SEDP discovery and RTPS over UDP ([`super::net`]).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use super::guid_gen;
+use super::net::{NetStats, Network, NetworkConfig};
 use super::reader::Reader;
 use super::writer::Writer;
 use crate::error::{Error, Result};
 use crate::qos::Qos;
+use crate::transport::intra::TopicKey;
 use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix};
 
+/// What every participant needs. The network side is a separate [`NetworkConfig`], given to
+/// [`Participant::with_network`]: hdds_ffi builds this struct by its fields, and a participant
+/// without network needs none of those settings.
 #[derive(Debug, Clone, Default)]
 pub struct ParticipantConfig {
     pub domain_id: u32,
@@ -24,9 +33,20 @@ pub(crate) struct ParticipantInner {
     pub(crate) domain_id: u32,
     pub(crate) prefix: GuidPrefix,
     next_entity_key: AtomicU32,
+    net: Option<Arc<Network>>,
+    intra_process: bool,
+}
+
+impl Drop for ParticipantInner {
+    fn drop(&mut self) {
+        if let Some(net) = &self.net {
+            net.shutdown();
+        }
+    }
 }
 
 impl Participant {
+    /// A participant that reaches the other participants of this process only.
     pub fn new(config: ParticipantConfig) -> Result<Participant> {
         // The domain's ports must exist even before the network path uses them.
         crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
@@ -35,8 +55,61 @@ impl Participant {
                 domain_id: config.domain_id,
                 prefix: guid_gen::new_prefix(),
                 next_entity_key: AtomicU32::new(1),
+                net: None,
+                intra_process: true,
             }),
         })
+    }
+
+    /// A participant on the network as well: it opens its sockets, starts its receive and timer
+    /// threads and announces itself. Dropping the last handle says goodbye (SEDP and SPDP
+    /// disposals) and stops the threads.
+    pub fn with_network(config: ParticipantConfig, network: NetworkConfig) -> Result<Participant> {
+        crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
+        let prefix = guid_gen::new_prefix();
+        let net = Network::start(config.domain_id, prefix, &network)?;
+        Ok(Participant {
+            inner: Arc::new(ParticipantInner {
+                domain_id: config.domain_id,
+                prefix,
+                next_entity_key: AtomicU32::new(1),
+                net: Some(net),
+                intra_process: network.intra_process,
+            }),
+        })
+    }
+
+    pub(crate) fn network(&self) -> Option<&Arc<Network>> {
+        self.inner.net.as_ref()
+    }
+
+    /// Where this participant's endpoints meet same-process endpoints: the process-wide routes,
+    /// or its own only when it opted out of same-process routing with the others.
+    pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {
+        TopicKey {
+            domain_id: self.inner.domain_id,
+            name: topic_name.to_owned(),
+            scope: (!self.inner.intra_process).then_some(self.inner.prefix),
+        }
+    }
+
+    /// Counters of the network side (`None` without network).
+    pub fn network_stats(&self) -> Option<NetStats> {
+        self.inner.net.as_ref().map(|n| n.stats())
+    }
+
+    /// The remote participants discovered and not yet gone.
+    pub fn discovered_participants(&self) -> Vec<Guid> {
+        self.inner.net.as_ref().map(|n| n.discovered_participants()).unwrap_or_default()
+    }
+
+    /// Test aid: while silenced the participant sends nothing at all, as if its process had been
+    /// killed (peers then drop it when its lease runs out). Receiving goes on.
+    #[doc(hidden)]
+    pub fn set_network_silenced(&self, silenced: bool) {
+        if let Some(n) = &self.inner.net {
+            n.set_silenced(silenced);
+        }
     }
 
     pub fn guid(&self) -> Guid {

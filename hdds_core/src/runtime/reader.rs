@@ -1,19 +1,34 @@
 //! A reader of serialized samples, with its history and its waiters.
+//!
+//! Samples arrive from same-process writers (on the writer's thread) and, with the network on,
+//! from the receive thread, which runs the reader's RTPS machine under the reader's port lock and
+//! delivers what it releases straight into the history. The port lock comes before the history
+//! lock; a reader never holds both a writer's and its own port lock.
 
 use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
+use super::net::send::Outbox;
+use super::net::{lock, Network};
 use super::participant::Participant;
-use super::sample::Sample;
+use super::sample::{Sample, SampleInfo};
+use super::status::MatchStatus;
+use crate::discovery::inline_qos::StatusInfo;
+use crate::discovery::MatchError;
 use crate::error::Result;
-use crate::qos::Qos;
+use crate::qos::{Qos, Reliability};
+use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
 use crate::wire::{EntityKind, Guid};
 
 pub struct Reader {
     shared: Arc<ReaderShared>,
+    net: Option<Arc<Network>>,
 }
 
 pub(crate) struct ReaderShared {
@@ -24,6 +39,11 @@ pub(crate) struct ReaderShared {
     state: Mutex<ReaderState>,
     /// Signalled whenever a sample is added.
     data_available: Condvar,
+    /// The RTPS side, when the participant is on the network.
+    port: Option<Mutex<ReaderPort>>,
+    /// Same-process writers delivering to this reader.
+    pub(crate) intra_writers: AtomicUsize,
+    mismatch: Mutex<MatchStatus>,
 }
 
 struct ReaderState {
@@ -32,16 +52,33 @@ struct ReaderState {
 
 impl Reader {
     pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
+        let guid = participant.new_entity_guid(EntityKind::UserReaderNoKey)?;
+        let net = participant.network().cloned();
+        let port = net.as_ref().map(|_| {
+            let machine = match qos.reliability {
+                Reliability::Reliable => ReaderMachine::Reliable(StatefulReader::new(ReaderConfig::new(guid))),
+                Reliability::BestEffort => {
+                    ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig::new(guid)))
+                }
+            };
+            Mutex::new(ReaderPort::new(machine))
+        });
         let shared = Arc::new(ReaderShared {
-            guid: participant.new_entity_guid(EntityKind::UserReaderNoKey)?,
-            topic: TopicKey { domain_id: participant.domain_id(), name: topic_name.to_owned() },
+            guid,
+            topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
             state: Mutex::new(ReaderState { queue: VecDeque::new() }),
             data_available: Condvar::new(),
+            port,
+            intra_writers: AtomicUsize::new(0),
+            mismatch: Mutex::new(MatchStatus::default()),
         });
         intra::merger().add_reader(&shared);
-        Ok(Reader { shared })
+        if let Some(net) = &net {
+            net.add_local_reader(&shared);
+        }
+        Ok(Reader { shared, net })
     }
 
     pub fn guid(&self) -> Guid {
@@ -78,11 +115,25 @@ impl Reader {
     pub fn available(&self) -> usize {
         self.shared.lock().queue.len()
     }
+
+    /// How many writers deliver to this reader: same-process and remote.
+    pub fn matched_writer_count(&self) -> usize {
+        let remote = self.shared.port.as_ref().map_or(0, |p| lock(p).matched_count());
+        self.shared.intra_writers.load(Ordering::Relaxed) + remote
+    }
+
+    /// Remote writers on this topic that did not match, and why.
+    pub fn match_status(&self) -> MatchStatus {
+        *lock(&self.shared.mismatch)
+    }
 }
 
 impl Drop for Reader {
     fn drop(&mut self) {
         intra::merger().remove_reader(&self.shared);
+        if let Some(net) = &self.net {
+            net.remove_local_reader(&self.shared);
+        }
     }
 }
 
@@ -104,5 +155,66 @@ impl ReaderShared {
         st.queue.push_back(sample);
         drop(st);
         self.data_available.notify_all();
+    }
+
+    /// A sample the RTPS machine released. Disposals and unregistrations (keyed topics of other
+    /// vendors) and empty payloads are not samples a keyless reader can hand out.
+    fn deliver_remote(&self, d: Delivery) {
+        if !StatusInfo(d.meta.status_info).is_alive() || d.payload.is_empty() {
+            return;
+        }
+        let now = time::now();
+        self.deliver(Sample {
+            data: d.payload,
+            info: SampleInfo {
+                source_timestamp: d.meta.source_timestamp.unwrap_or(now),
+                reception_timestamp: now,
+                writer_guid: d.writer,
+                sequence_number: d.sn,
+            },
+        });
+    }
+
+    pub(crate) fn record_mismatch(&self, e: MatchError) {
+        lock(&self.mismatch).record(e);
+    }
+
+    pub(crate) fn net_match_writer(
+        &self,
+        now: Instant,
+        writer: Guid,
+        addr: SocketAddr,
+        out: &mut Outbox,
+    ) -> Option<Instant> {
+        let mut p = lock(self.port.as_ref()?);
+        p.match_writer(now, writer, addr, out);
+        p.next_deadline()
+    }
+
+    pub(crate) fn net_unmatch_writer(&self, writer: Guid) {
+        if let Some(p) = &self.port {
+            lock(p).unmatch_writer(writer);
+        }
+    }
+
+    /// One submessage from a matched remote writer; returns the machine's next deadline.
+    pub(crate) fn net_input(
+        &self,
+        now: Instant,
+        writer: Guid,
+        input: ReaderInput<'_>,
+        out: &mut Outbox,
+    ) -> Option<Instant> {
+        let mut p = lock(self.port.as_ref()?);
+        p.input(now, writer, input, out, |d| self.deliver_remote(d));
+        p.next_deadline()
+    }
+
+    pub(crate) fn net_on_timer(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+        let mut p = lock(self.port.as_ref()?);
+        if p.next_deadline().is_some_and(|t| t <= now) {
+            p.on_timer(now, out);
+        }
+        p.next_deadline()
     }
 }

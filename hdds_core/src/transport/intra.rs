@@ -10,12 +10,16 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use crate::qos::Qos;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::writer::WriterShared;
+use crate::wire::GuidPrefix;
 
 /// What a same-process writer and reader must share to be routed to each other.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TopicKey {
     pub domain_id: u32,
     pub name: String,
+    /// `None` for the process-wide routes; a participant that opted out of same-process routing
+    /// with the others (a test aid) routes among its own endpoints only, under its GUID prefix.
+    pub scope: Option<GuidPrefix>,
 }
 
 #[derive(Default)]
@@ -65,6 +69,7 @@ impl TopicMerger {
 
     pub(crate) fn remove_writer(&self, w: &Arc<WriterShared>) {
         let mut routes = self.lock();
+        w.detach_all();
         if let Some(route) = routes.get_mut(&w.topic) {
             route.writers.retain(|x| !Arc::ptr_eq(x, w));
             if route.writers.is_empty() && route.readers.is_empty() {

@@ -234,6 +234,28 @@ impl MessageBuilder {
         Ok(self)
     }
 
+    /// Appends a submessage padded with zeros to a multiple of 4 bytes (the padding counted in its
+    /// octetsToNextHeader), so that the next submessage starts aligned as RTPS requires. Only
+    /// serialized payloads (DATA, DATA_FRAG) can have an odd length; receivers see the padding as
+    /// trailing bytes of the payload, as they do with Cyclone's and Fast DDS's.
+    pub fn add_padded(&mut self, sub: &Submessage<'_>) -> Result<&mut Self, EncodeError> {
+        let start = self.buf.len();
+        sub.write(&mut self.buf, self.endian)?;
+        let pad = (4 - (self.buf.len() - start) % 4) % 4;
+        if pad > 0 {
+            let Ok(len) = u16::try_from(self.buf.len() - start - SubmessageHeader::SIZE + pad) else {
+                self.buf.truncate(start);
+                return Err(EncodeError::new("submessage body over 65535 bytes once padded"));
+            };
+            self.buf.resize(self.buf.len() + pad, 0);
+            self.buf[start + 2..start + 4].copy_from_slice(&match self.endian {
+                Endian::Little => len.to_le_bytes(),
+                Endian::Big => len.to_be_bytes(),
+            });
+        }
+        Ok(self)
+    }
+
     pub fn len(&self) -> usize {
         self.buf.len()
     }
@@ -249,5 +271,43 @@ impl MessageBuilder {
 
     pub fn finish(self) -> Vec<u8> {
         self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::submessage::{Data, Heartbeat};
+    use crate::wire::{EntityId, SequenceNumber};
+
+    #[test]
+    fn padded_payload_keeps_the_next_submessage_aligned() {
+        let mut b = MessageBuilder::new(&Header::ours(GuidPrefix([3; 12])));
+        let payload = [0u8, 1, 0, 0, 7];
+        b.add_padded(&Submessage::Data(Data::new(
+            EntityId::UNKNOWN,
+            EntityId([0, 0, 1, 3]),
+            SequenceNumber(1),
+            &payload,
+        )))
+        .unwrap();
+        assert_eq!(b.len() % 4, 0);
+        let hb = Heartbeat {
+            reader_id: EntityId::UNKNOWN,
+            writer_id: EntityId([0, 0, 1, 3]),
+            first_sn: SequenceNumber(1),
+            last_sn: SequenceNumber(1),
+            count: 1,
+            final_flag: false,
+            liveliness_flag: false,
+        };
+        b.add_padded(&Submessage::Heartbeat(hb)).unwrap();
+        let bytes = b.finish();
+        let (_, subs) = Message::parse_all(&bytes).unwrap();
+        match subs[0] {
+            Submessage::Data(d) => assert_eq!(d.payload, Some(&[0u8, 1, 0, 0, 7, 0, 0, 0][..])),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(subs[1], Submessage::Heartbeat(hb));
     }
 }

@@ -1,0 +1,271 @@
+//! The network side of one writer or reader, user or built-in: its RTPS state machine plus where
+//! its matched remote peers are, and the routing of the machine's actions into an [`Outbox`].
+//!
+//! A port lives under its endpoint's lock (a user writer's state mutex, a reader's port mutex, a
+//! built-in endpoint's own mutex). Everything here runs under that lock and never sends: the
+//! caller flushes the outbox once the lock is released.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use super::send::{Out, Outbox};
+use crate::rtps::{
+    BestEffortReader, Delivery, Dest, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, MatchedReader, ReaderAction,
+    SampleMeta, StatefulReader, StatefulWriter, WriterAction,
+};
+use crate::wire::{EntityId, Guid, GuidPrefix};
+
+/// A writer's state machine and its matched remote readers.
+#[derive(Debug)]
+pub(crate) struct WriterPort {
+    pub(crate) rtps: StatefulWriter,
+    /// The reader id put on submessages for every matched reader: ENTITYID_UNKNOWN for user
+    /// writers, the well-known reader for built-in ones.
+    all_reader_id: EntityId,
+    readers: Vec<(Guid, SocketAddr)>,
+    /// The distinct addresses of `readers`: a sample for all goes once to each.
+    addrs: Vec<SocketAddr>,
+    /// Actions of the machine, reused.
+    actions: Vec<WriterAction>,
+}
+
+impl WriterPort {
+    pub(crate) fn new(rtps: StatefulWriter, all_reader_id: EntityId) -> Self {
+        WriterPort { rtps, all_reader_id, readers: Vec::new(), addrs: Vec::new(), actions: Vec::new() }
+    }
+
+    pub(crate) fn matched_count(&self) -> usize {
+        self.readers.len()
+    }
+
+    pub(crate) fn is_matched(&self, reader: Guid) -> bool {
+        self.readers.iter().any(|(g, _)| *g == reader)
+    }
+
+    pub(crate) fn match_reader(&mut self, now: Instant, r: MatchedReader, addr: SocketAddr, out: &mut Outbox) {
+        if self.is_matched(r.guid) {
+            return;
+        }
+        self.readers.push((r.guid, addr));
+        if !self.addrs.contains(&addr) {
+            self.addrs.push(addr);
+        }
+        let mut actions = std::mem::take(&mut self.actions);
+        self.rtps.match_reader(now, r, &mut actions);
+        self.route(&mut actions, out);
+        self.actions = actions;
+    }
+
+    pub(crate) fn unmatch_reader(&mut self, reader: Guid) -> bool {
+        let Some(i) = self.readers.iter().position(|(g, _)| *g == reader) else {
+            return false;
+        };
+        let (_, addr) = self.readers.swap_remove(i);
+        if !self.readers.iter().any(|(_, a)| *a == addr) {
+            self.addrs.retain(|a| *a != addr);
+        }
+        self.rtps.unmatch_reader(reader);
+        true
+    }
+
+    /// Runs `f` on the machine with the port's action buffer, then routes what it produced.
+    pub(crate) fn drive<R>(
+        &mut self,
+        out: &mut Outbox,
+        f: impl FnOnce(&mut StatefulWriter, &mut Vec<WriterAction>) -> R,
+    ) -> R {
+        let mut actions = std::mem::take(&mut self.actions);
+        let r = f(&mut self.rtps, &mut actions);
+        self.route(&mut actions, out);
+        self.actions = actions;
+        r
+    }
+
+    /// Addresses the actions (draining them) into `out`.
+    pub(crate) fn route(&self, actions: &mut Vec<WriterAction>, out: &mut Outbox) {
+        let writer = self.rtps.guid().entity_id;
+        for action in actions.drain(..) {
+            match dest(&action) {
+                Dest::All => {
+                    let mut addrs = self.addrs.iter();
+                    let Some(&last) = addrs.next_back() else { continue };
+                    for &a in addrs {
+                        let o = Out::Writer {
+                            writer,
+                            reader: self.all_reader_id,
+                            dst: GuidPrefix::default(),
+                            action: action.clone(),
+                        };
+                        out.push(a, o);
+                    }
+                    out.push(
+                        last,
+                        Out::Writer { writer, reader: self.all_reader_id, dst: GuidPrefix::default(), action },
+                    );
+                }
+                Dest::Reader(g) => {
+                    if let Some((_, a)) = self.readers.iter().find(|(r, _)| *r == g) {
+                        out.push(*a, Out::Writer { writer, reader: g.entity_id, dst: g.prefix, action });
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn dest(a: &WriterAction) -> Dest {
+    match a {
+        WriterAction::Data { to, .. }
+        | WriterAction::DataFrag { to, .. }
+        | WriterAction::Gap { to, .. }
+        | WriterAction::Heartbeat { to, .. }
+        | WriterAction::HeartbeatFrag { to, .. } => *to,
+    }
+}
+
+/// A reader's machine: reliable readers keep per-writer order and ask for repairs; best-effort
+/// readers take what comes.
+#[derive(Debug)]
+pub(crate) enum ReaderMachine {
+    Reliable(StatefulReader),
+    BestEffort(BestEffortReader),
+}
+
+/// One submessage for a reader, already converted from the wire.
+#[derive(Clone, Copy)]
+pub(crate) enum ReaderInput<'a> {
+    Data { sn: i64, meta: SampleMeta, payload: &'a [u8] },
+    Frag { header: FragmentHeader, meta: SampleMeta, bytes: &'a [u8] },
+    Heartbeat(Heartbeat),
+    HeartbeatFrag(HeartbeatFrag),
+    Gap(Gap),
+}
+
+/// A reader's state machine and its matched remote writers.
+#[derive(Debug)]
+pub(crate) struct ReaderPort {
+    pub(crate) rtps: ReaderMachine,
+    writers: Vec<(Guid, SocketAddr)>,
+    actions: Vec<ReaderAction>,
+}
+
+impl ReaderPort {
+    pub(crate) fn new(rtps: ReaderMachine) -> Self {
+        ReaderPort { rtps, writers: Vec::new(), actions: Vec::new() }
+    }
+
+    fn guid(&self) -> Guid {
+        match &self.rtps {
+            ReaderMachine::Reliable(r) => r.guid(),
+            ReaderMachine::BestEffort(r) => r.guid(),
+        }
+    }
+
+    pub(crate) fn matched_count(&self) -> usize {
+        self.writers.len()
+    }
+
+    pub(crate) fn is_matched(&self, writer: Guid) -> bool {
+        self.writers.iter().any(|(g, _)| *g == writer)
+    }
+
+    pub(crate) fn match_writer(&mut self, now: Instant, writer: Guid, addr: SocketAddr, out: &mut Outbox) {
+        if self.is_matched(writer) {
+            return;
+        }
+        self.writers.push((writer, addr));
+        if let ReaderMachine::Reliable(r) = &mut self.rtps {
+            let mut actions = std::mem::take(&mut self.actions);
+            r.match_writer(now, writer, &mut actions);
+            self.route(&mut actions, out, |_| {});
+            self.actions = actions;
+        }
+    }
+
+    pub(crate) fn unmatch_writer(&mut self, writer: Guid) -> bool {
+        let Some(i) = self.writers.iter().position(|(g, _)| *g == writer) else {
+            return false;
+        };
+        self.writers.swap_remove(i);
+        match &mut self.rtps {
+            ReaderMachine::Reliable(r) => {
+                r.unmatch_writer(writer);
+            }
+            ReaderMachine::BestEffort(r) => r.forget_writer(writer),
+        }
+        true
+    }
+
+    /// Hands one submessage from `writer` (which must be matched) to the machine; deliveries go to
+    /// `deliver`, ACKNACKs and NACK_FRAGs into `out`.
+    pub(crate) fn input(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        input: ReaderInput<'_>,
+        out: &mut Outbox,
+        deliver: impl FnMut(Delivery),
+    ) {
+        let mut a = std::mem::take(&mut self.actions);
+        match (&mut self.rtps, input) {
+            (ReaderMachine::Reliable(r), ReaderInput::Data { sn, meta, payload }) => {
+                r.on_data(now, writer, sn, &meta, payload, &mut a)
+            }
+            (ReaderMachine::Reliable(r), ReaderInput::Frag { header, meta, bytes }) => {
+                r.on_data_frag(now, writer, &header, &meta, bytes, &mut a)
+            }
+            (ReaderMachine::Reliable(r), ReaderInput::Heartbeat(hb)) => r.on_heartbeat(now, writer, &hb, &mut a),
+            (ReaderMachine::Reliable(r), ReaderInput::HeartbeatFrag(hb)) => {
+                r.on_heartbeat_frag(now, writer, &hb, &mut a)
+            }
+            (ReaderMachine::Reliable(r), ReaderInput::Gap(g)) => r.on_gap(now, writer, &g, &mut a),
+            (ReaderMachine::BestEffort(r), ReaderInput::Data { sn, meta, payload }) => {
+                r.on_data(now, writer, sn, &meta, payload, &mut a)
+            }
+            (ReaderMachine::BestEffort(r), ReaderInput::Frag { header, meta, bytes }) => {
+                r.on_data_frag(now, writer, &header, &meta, bytes, &mut a)
+            }
+            // A best-effort reader neither answers HEARTBEATs nor waits for GAPs.
+            (ReaderMachine::BestEffort(_), _) => {}
+        }
+        self.route(&mut a, out, deliver);
+        self.actions = a;
+    }
+
+    pub(crate) fn on_timer(&mut self, now: Instant, out: &mut Outbox) {
+        if let ReaderMachine::Reliable(r) = &mut self.rtps {
+            let mut a = std::mem::take(&mut self.actions);
+            r.on_timer(now, &mut a);
+            self.route(&mut a, out, |_| {});
+            self.actions = a;
+        }
+    }
+
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        match &self.rtps {
+            ReaderMachine::Reliable(r) => r.next_deadline(),
+            ReaderMachine::BestEffort(_) => None,
+        }
+    }
+
+    fn route(&self, actions: &mut Vec<ReaderAction>, out: &mut Outbox, mut deliver: impl FnMut(Delivery)) {
+        let reader = self.guid().entity_id;
+        for a in actions.drain(..) {
+            match a {
+                ReaderAction::Deliver(d) => deliver(d),
+                ReaderAction::AckNack { writer, acknack } => {
+                    if let Some((_, addr)) = self.writers.iter().find(|(g, _)| *g == writer) {
+                        out.push(*addr, Out::AckNack { reader, writer, acknack });
+                    }
+                }
+                ReaderAction::NackFrag { writer, nack_frag } => {
+                    if let Some((_, addr)) = self.writers.iter().find(|(g, _)| *g == writer) {
+                        out.push(*addr, Out::NackFrag { reader, writer, nack_frag });
+                    }
+                }
+                // SAMPLE_LOST is counted by the machine; no status reports it yet.
+                ReaderAction::Lost { .. } => {}
+            }
+        }
+    }
+}

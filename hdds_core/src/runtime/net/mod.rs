@@ -1,0 +1,453 @@
+//! The network runtime of a participant: RTPS over UDP with SPDP/SEDP discovery, so that
+//! participants in other processes (and other vendors) find ours and exchange samples with it.
+//!
+//! Threads (docs/engine.md has the whole model):
+//! - the **receive thread** ([`crate::transport::udp::UdpReceiver::run`]) parses each datagram in
+//!   place and hands its submessages to the endpoints' machines (`receive.rs`), delivering samples
+//!   straight into the readers' histories;
+//! - the **timer thread** ([`timer::Timer`]) sleeps until the earliest deadline of any machine and
+//!   runs SPDP announcements, lease expiry, HEARTBEATs, ACKNACK responses and paced repairs;
+//! - **writes** run on the caller's thread and send from it.
+//!
+//! Every path follows the same pattern: lock an endpoint, drive its machine, route the actions into
+//! an [`send::Outbox`], unlock, then encode and send. No lock is held across a send.
+//!
+//! Lock order: `discovery` (the SEDP database), then the `participants` / `writers` / `readers` /
+//! `routes` maps, then one endpoint's state (a writer's state, a reader's port, a built-in port),
+//! then a reader's sample queue. The receive and timer threads never take `discovery` while holding
+//! an endpoint lock: built-in readers hand their deliveries out before discovery processes them.
+
+mod config;
+pub(crate) mod endpoint;
+mod receive;
+pub(crate) mod sedp;
+pub(crate) mod send;
+pub(crate) mod spdp;
+mod timer;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr, SocketAddrV4};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+pub use config::NetworkConfig;
+use config::Resolved;
+use send::Outbox;
+use spdp::RemoteParticipant;
+use timer::Timer;
+
+use super::reader::ReaderShared;
+use super::writer::WriterShared;
+use crate::discovery::ports;
+use crate::error::{Error, ErrorKind, Result};
+use crate::transport::udp::{StopHandle, UdpConfig, UdpSender, UdpSockets};
+use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
+
+/// How often a reliable writer whose readers acknowledged everything still sends a HEARTBEAT.
+/// While something is unacknowledged the writer's fast period applies (10 ms, backing off): this
+/// one only keeps an idle writer's readers informed, so it can be slow (idle ROS nodes with many
+/// publishers would otherwise send ten datagrams a second per writer and reader).
+pub(crate) const IDLE_HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Counters of a participant's network activity, for tests, statistics and diagnosis.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// The participant index whose well-known unicast ports we bound.
+    pub participant_index: u32,
+    pub metatraffic_unicast_port: u16,
+    pub user_unicast_port: u16,
+    /// Whether we joined the SPDP multicast group (false if disabled or joining failed).
+    pub multicast_active: bool,
+    pub datagrams_received: u64,
+    pub bytes_received: u64,
+    pub datagrams_sent: u64,
+    pub bytes_sent: u64,
+    pub send_errors: u64,
+    /// Datagrams that are not RTPS 2.x or whose header is broken: dropped.
+    pub malformed_datagrams: u64,
+    /// Submessages that failed to parse (the rest of their datagram is dropped).
+    pub malformed_submessages: u64,
+    /// Submessage ids we do not know (skipped, as the spec requires).
+    pub unknown_submessages: u64,
+    /// Discovery data that did not decode.
+    pub malformed_discovery: u64,
+    /// Our own announcements coming back (multicast loopback): ignored.
+    pub own_datagrams: u64,
+    /// Submessages for an endpoint we do not have or a writer no reader is matched with.
+    pub unroutable_submessages: u64,
+    /// Datagrams not sent because the participant is silenced (test hook).
+    pub silenced_datagrams: u64,
+    /// Datagrams refused because their destination is outside what the mode allows.
+    pub refused_destinations: u64,
+    /// Participants ignored: other domain or tag, or in this process (served without sockets).
+    pub ignored_participants: u64,
+    pub participants_discovered: u64,
+    pub participants_lost_by_lease: u64,
+    pub participants_disposed: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Counters {
+    datagrams_received: AtomicU64,
+    bytes_received: AtomicU64,
+    datagrams_sent: AtomicU64,
+    bytes_sent: AtomicU64,
+    send_errors: AtomicU64,
+    malformed_datagrams: AtomicU64,
+    malformed_submessages: AtomicU64,
+    unknown_submessages: AtomicU64,
+    malformed_discovery: AtomicU64,
+    own_datagrams: AtomicU64,
+    unroutable_submessages: AtomicU64,
+    silenced_datagrams: AtomicU64,
+    refused_destinations: AtomicU64,
+    ignored_participants: AtomicU64,
+    participants_discovered: AtomicU64,
+    participants_lost_by_lease: AtomicU64,
+    participants_disposed: AtomicU64,
+}
+
+pub(crate) fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The network side of one participant.
+pub(crate) struct Network {
+    pub(crate) prefix: GuidPrefix,
+    pub(crate) domain_id: u32,
+    pub(crate) cfg: Resolved,
+    udp: UdpSender,
+    pub(crate) timer: Timer,
+    pub(crate) counters: Counters,
+    participant_index: u32,
+    meta_port: u16,
+    user_port: u16,
+    multicast_active: bool,
+    /// Where our endpoints receive user data (advertised in SPDP and SEDP).
+    pub(crate) default_locators: Vec<Locator>,
+    pub(crate) spdp: Mutex<spdp::Spdp>,
+    pub(crate) participants: RwLock<HashMap<GuidPrefix, Arc<RemoteParticipant>>>,
+    pub(crate) builtin: sedp::Builtin,
+    /// Our user writers and readers by entity id: where ACKNACKs and directed submessages go, and
+    /// what the timer sweeps.
+    pub(crate) writers: RwLock<HashMap<EntityId, Arc<WriterShared>>>,
+    pub(crate) readers: RwLock<HashMap<EntityId, Arc<ReaderShared>>>,
+    /// For each matched remote writer, the local readers matched with it.
+    pub(crate) routes: RwLock<HashMap<Guid, Vec<Arc<ReaderShared>>>>,
+    pub(crate) discovery: Mutex<sedp::Db>,
+    silenced: AtomicBool,
+    /// Set once the goodbye (disposals) is sent: nothing more goes out.
+    closed: AtomicBool,
+    recv_stop: StopHandle,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding an engine lock leaves counters and queues behind; keep serving.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) fn read<T>(m: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) fn write<T>(m: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(|p| p.into_inner())
+}
+
+fn min_deadline(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Network {
+    /// Opens the sockets, starts the receive and timer threads and announces the participant.
+    pub(crate) fn start(domain_id: u32, prefix: GuidPrefix, config: &NetworkConfig) -> Result<Arc<Network>> {
+        let cfg = config.resolve()?;
+        let ports_for_index = |i: u32| {
+            Some((ports::metatraffic_unicast_port(domain_id, i).ok()?, ports::user_unicast_port(domain_id, i).ok()?))
+        };
+        let mut udp_cfg = UdpConfig {
+            interfaces: cfg.interfaces.clone(),
+            multicast: cfg.multicast,
+            multicast_group: ports::SPDP_MULTICAST_ADDRESS,
+            spdp_multicast_port: ports::spdp_multicast_port(domain_id)?,
+            max_participant_index: ports::max_participant_index(domain_id)?,
+            socket_buffer_bytes: cfg.socket_buffer_bytes,
+        };
+        let sockets = match UdpSockets::open(&udp_cfg, &ports_for_index) {
+            Ok(s) => s,
+            // Multicast may be unavailable (no route, interface without multicast): discovery by
+            // unicast still works with peers that announce to us or that we probe.
+            Err(e) if cfg.multicast && e.kind() == ErrorKind::Io => {
+                udp_cfg.multicast = false;
+                UdpSockets::open(&udp_cfg, &ports_for_index)?
+            }
+            Err(e) => return Err(e),
+        };
+        let multicast_active = udp_cfg.multicast;
+        let locators = |port: u16| cfg.interfaces.iter().map(|ip| Locator::udpv4(*ip, port)).collect::<Vec<_>>();
+        let meta_locators = locators(sockets.meta_unicast_port);
+        let default_locators = locators(sockets.user_unicast_port);
+        let spdp = spdp::Spdp::new(
+            prefix,
+            domain_id,
+            &cfg,
+            meta_locators,
+            default_locators.clone(),
+            multicast_active.then_some(SocketAddr::V4(SocketAddrV4::new(
+                ports::SPDP_MULTICAST_ADDRESS,
+                udp_cfg.spdp_multicast_port,
+            ))),
+            sockets.meta_unicast_port,
+        )?;
+        let now = Instant::now();
+        let net = Arc::new(Network {
+            prefix,
+            domain_id,
+            cfg,
+            udp: sockets.sender.clone(),
+            timer: Timer::new(),
+            counters: Counters::default(),
+            participant_index: sockets.participant_index,
+            meta_port: sockets.meta_unicast_port,
+            user_port: sockets.user_unicast_port,
+            multicast_active,
+            default_locators,
+            spdp: Mutex::new(spdp),
+            participants: RwLock::new(HashMap::new()),
+            builtin: sedp::Builtin::new(prefix, now),
+            writers: RwLock::new(HashMap::new()),
+            readers: RwLock::new(HashMap::new()),
+            routes: RwLock::new(HashMap::new()),
+            discovery: Mutex::new(sedp::Db::default()),
+            silenced: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            recv_stop: sockets.receiver.stop_handle(),
+            threads: Mutex::new(Vec::new()),
+        });
+        cfg_register(&net);
+
+        let name = |what: &str| format!("hdds-{what}-{}-{}", domain_id, sockets.participant_index);
+        let receiver = sockets.receiver;
+        let n = Arc::clone(&net);
+        let recv = std::thread::Builder::new().name(name("recv")).spawn(move || {
+            let mut ctx = receive::Context::default();
+            receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx));
+        });
+        let n = Arc::clone(&net);
+        let timer = std::thread::Builder::new().name(name("timer")).spawn(move || n.timer.run(|now| n.sweep(now)));
+        match (recv, timer) {
+            (Ok(r), Ok(t)) => lock(&net.threads).extend([r, t]),
+            (r, t) => {
+                net.stop_threads();
+                for h in [r, t].into_iter().flatten() {
+                    let _ = h.join();
+                }
+                return Err(Error::new(ErrorKind::Io, "could not start the participant's network threads"));
+            }
+        }
+        net.announce_participant();
+        Ok(net)
+    }
+
+    pub(crate) fn stats(&self) -> NetStats {
+        let c = &self.counters;
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        NetStats {
+            participant_index: self.participant_index,
+            metatraffic_unicast_port: self.meta_port,
+            user_unicast_port: self.user_port,
+            multicast_active: self.multicast_active,
+            datagrams_received: g(&c.datagrams_received),
+            bytes_received: g(&c.bytes_received),
+            datagrams_sent: g(&c.datagrams_sent),
+            bytes_sent: g(&c.bytes_sent),
+            send_errors: g(&c.send_errors),
+            malformed_datagrams: g(&c.malformed_datagrams),
+            malformed_submessages: g(&c.malformed_submessages),
+            unknown_submessages: g(&c.unknown_submessages),
+            malformed_discovery: g(&c.malformed_discovery),
+            own_datagrams: g(&c.own_datagrams),
+            unroutable_submessages: g(&c.unroutable_submessages),
+            silenced_datagrams: g(&c.silenced_datagrams),
+            refused_destinations: g(&c.refused_destinations),
+            ignored_participants: g(&c.ignored_participants),
+            participants_discovered: g(&c.participants_discovered),
+            participants_lost_by_lease: g(&c.participants_lost_by_lease),
+            participants_disposed: g(&c.participants_disposed),
+        }
+    }
+
+    /// Test hook: while silenced nothing is sent, as if the process had been killed.
+    pub(crate) fn set_silenced(&self, on: bool) {
+        self.silenced.store(on, Ordering::SeqCst);
+    }
+
+    /// The GUIDs of the remote participants we currently know.
+    pub(crate) fn discovered_participants(&self) -> Vec<Guid> {
+        read(&self.participants).values().map(|p| p.data.guid()).collect()
+    }
+
+    /// Where to send to a peer that advertises `locators`: one UDPv4 unicast address. In
+    /// localhost-only mode only a loopback address will do; otherwise a non-loopback one is
+    /// preferred (a loopback one only reaches a peer on this host).
+    pub(crate) fn pick_address(&self, locators: &[Locator]) -> Option<SocketAddr> {
+        let usable = || {
+            locators.iter().filter_map(|l| match l.socket_addr()? {
+                SocketAddr::V4(a) if !a.ip().is_multicast() && !a.ip().is_unspecified() && a.port() != 0 => Some(a),
+                _ => None,
+            })
+        };
+        let pick = if self.cfg.localhost_only {
+            usable().find(|a| a.ip().is_loopback())
+        } else {
+            usable().find(|a| !a.ip().is_loopback()).or_else(|| usable().next())
+        };
+        pick.map(SocketAddr::V4)
+    }
+
+    /// Encodes and sends what `out` holds, and empties it.
+    pub(crate) fn flush(&self, out: &mut Outbox) {
+        if out.is_empty() {
+            return;
+        }
+        if !self.closed.load(Ordering::Acquire) {
+            send::encode(self.prefix, &out.items, |to, bytes| self.send(to, bytes));
+        }
+        out.items.clear();
+    }
+
+    fn send(&self, to: SocketAddr, bytes: &[u8]) {
+        if self.silenced.load(Ordering::Relaxed) {
+            bump(&self.counters.silenced_datagrams);
+            return;
+        }
+        if !self.destination_allowed(to) {
+            bump(&self.counters.refused_destinations);
+            return;
+        }
+        match self.udp.send_to(bytes, to) {
+            Ok(()) => {
+                bump(&self.counters.datagrams_sent);
+                self.counters.bytes_sent.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            }
+            Err(_) => bump(&self.counters.send_errors),
+        }
+    }
+
+    /// The last line of defence of localhost-only mode: only loopback and the SPDP group (whose
+    /// traffic the send socket routes over loopback) may be sent to.
+    fn destination_allowed(&self, to: SocketAddr) -> bool {
+        match to.ip() {
+            IpAddr::V4(ip) => {
+                !self.cfg.localhost_only
+                    || ip.is_loopback()
+                    || (ip == ports::SPDP_MULTICAST_ADDRESS && self.multicast_active)
+            }
+            IpAddr::V6(_) => false,
+        }
+    }
+
+    /// The timer thread's work: everything that is due, then the earliest next deadline.
+    fn sweep(&self, now: Instant) -> Option<Instant> {
+        let mut out = Outbox::new();
+        let mut next = self.spdp_on_timer(now, &mut out);
+        next = min_deadline(next, self.expire_leases(now, &mut out));
+        next = min_deadline(next, self.builtin.on_timer(now, &mut out));
+        let writers: Vec<_> = read(&self.writers).values().cloned().collect();
+        for w in writers {
+            next = min_deadline(next, w.net_on_timer(now, &mut out));
+        }
+        let readers: Vec<_> = read(&self.readers).values().cloned().collect();
+        for r in readers {
+            next = min_deadline(next, r.net_on_timer(now, &mut out));
+        }
+        self.flush(&mut out);
+        next
+    }
+
+    fn stop_threads(&self) {
+        self.timer.stop();
+        self.recv_stop.stop();
+    }
+
+    /// Says goodbye (SEDP disposals of our endpoints, then the SPDP disposal), stops both threads
+    /// and waits for them. Idempotent.
+    pub(crate) fn shutdown(&self) {
+        if self.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let mut out = Outbox::new();
+        self.dispose_all_local(&mut out);
+        self.dispose_participant(&mut out);
+        self.flush(&mut out);
+        self.closed.store(true, Ordering::Release);
+        self.stop_threads();
+        let me = std::thread::current().id();
+        let threads = std::mem::take(&mut *lock(&self.threads));
+        for t in threads {
+            // A participant dropped on one of its own threads cannot wait for itself.
+            if t.thread().id() != me {
+                let _ = t.join();
+            }
+        }
+        cfg_unregister(self);
+        // Break the reference cycles between the maps and the endpoints.
+        write(&self.writers).clear();
+        write(&self.readers).clear();
+        write(&self.routes).clear();
+        write(&self.participants).clear();
+    }
+}
+
+/// This process's participants that serve each other through the TopicMerger: a network
+/// participant ignores their SPDP (DESIGN.md section 2: a sample reaches a reader by one path).
+static LOCAL_INTRA: Mutex<Vec<GuidPrefix>> = Mutex::new(Vec::new());
+
+fn cfg_register(net: &Network) {
+    if net.cfg.intra_process {
+        lock(&LOCAL_INTRA).push(net.prefix);
+    }
+}
+
+fn cfg_unregister(net: &Network) {
+    lock(&LOCAL_INTRA).retain(|p| *p != net.prefix);
+}
+
+pub(crate) fn is_local_intra(prefix: GuidPrefix) -> bool {
+    lock(&LOCAL_INTRA).contains(&prefix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn localhost_only_never_picks_or_sends_to_another_address() {
+        let cfg = NetworkConfig {
+            domain_tag: format!("hdds-unit-{}", std::process::id()),
+            spdp_peer_max_index: 2,
+            ..NetworkConfig::localhost()
+        };
+        let net = Network::start(200, crate::runtime::guid_gen::new_prefix(), &cfg).unwrap();
+        let outside = Locator::udpv4(Ipv4Addr::new(192, 0, 2, 7), 7410);
+        let inside = Locator::udpv4(Ipv4Addr::LOCALHOST, 7412);
+        let shm = Locator { kind: Locator::KIND_FASTDDS_SHM, port: 1, address: [0; 16] };
+        assert_eq!(net.pick_address(&[outside, shm]), None);
+        assert_eq!(net.pick_address(&[shm, outside, inside]), inside.socket_addr());
+        assert!(!net.destination_allowed("192.0.2.7:7410".parse().unwrap()));
+        assert!(!net.destination_allowed("239.255.0.2:7400".parse().unwrap()));
+        assert!(!net.destination_allowed("[::1]:7400".parse().unwrap()));
+        assert!(net.destination_allowed("127.0.0.1:7410".parse().unwrap()));
+        let before = net.stats().refused_destinations;
+        net.send("192.0.2.7:7410".parse().unwrap(), b"RTPS");
+        assert_eq!(net.stats().refused_destinations, before + 1);
+        net.shutdown();
+    }
+}

@@ -1,0 +1,356 @@
+//! From the state machines' actions to datagrams: an [`Outbox`] of addressed submessages, filled
+//! under an endpoint's lock and encoded and sent after the lock is released (no lock is ever held
+//! across a socket send), and [`encode`], which packs them into as few RTPS messages as fit.
+//!
+//! Packing: the submessages for one address go into messages of at most [`MAX_MESSAGE`] bytes
+//! (Cyclone's 14720), in order. INFO_TS precedes a DATA / DATA_FRAG whenever the timestamp changes;
+//! INFO_DST precedes submessages directed at one participant. A message never goes back from a
+//! directed submessage to an undirected one (receivers differ on what INFO_DST with a zero prefix
+//! means), it ends instead.
+
+use std::cell::RefCell;
+use std::net::SocketAddr;
+
+use crate::cdr::{EncodeError, Endian};
+use crate::rtps::{self, SampleMeta, WriterAction};
+use crate::time::Timestamp;
+use crate::wire::parameter::{ParameterList, ParameterListWriter};
+use crate::wire::pid;
+use crate::wire::submessage::{self as sm, Submessage};
+use crate::wire::{EntityId, Guid, GuidPrefix, Header, MessageBuilder, SequenceNumber, Time, VENDOR_ID_HDDS};
+
+/// The largest RTPS message we send: Cyclone's default, which every vendor receives.
+pub(crate) const MAX_MESSAGE: usize = 14_720;
+
+/// One submessage to send, owned (payloads are shared `Arc`s, never copied before encoding).
+#[derive(Debug, Clone)]
+pub(crate) enum Out {
+    /// A writer's submessage: `reader` is the reader id on the wire (ENTITYID_UNKNOWN for every
+    /// matched reader there) and `dst` the participant it is for (zero: not directed).
+    Writer {
+        writer: EntityId,
+        reader: EntityId,
+        dst: GuidPrefix,
+        action: WriterAction,
+    },
+    AckNack {
+        reader: EntityId,
+        writer: Guid,
+        acknack: rtps::AckNack,
+    },
+    NackFrag {
+        reader: EntityId,
+        writer: Guid,
+        nack_frag: rtps::NackFrag,
+    },
+}
+
+impl Out {
+    fn dst(&self) -> GuidPrefix {
+        match self {
+            Out::Writer { dst, .. } => *dst,
+            Out::AckNack { writer, .. } | Out::NackFrag { writer, .. } => writer.prefix,
+        }
+    }
+
+    /// The source timestamp a DATA / DATA_FRAG needs in force (`None` for other submessages).
+    fn timestamp(&self) -> Option<Option<Timestamp>> {
+        match self {
+            Out::Writer { action: WriterAction::Data { data, .. }, .. } => Some(data.meta.source_timestamp),
+            Out::Writer { action: WriterAction::DataFrag { frag, .. }, .. } => Some(frag.meta.source_timestamp),
+            _ => None,
+        }
+    }
+
+    /// An upper bound of the encoded size, INFO_DST and INFO_TS included.
+    fn size_bound(&self) -> usize {
+        const INFO: usize = 16 + 12;
+        let inline = |m: &SampleMeta| if has_inline_qos(m) { 80 } else { 0 };
+        match self {
+            Out::Writer { action: WriterAction::Data { data, .. }, .. } => {
+                INFO + 24 + inline(&data.meta) + data.payload.len() + 3
+            }
+            Out::Writer { action: WriterAction::DataFrag { frag, .. }, .. } => {
+                INFO + 36 + inline(&frag.meta) + frag.bytes().len() + 3
+            }
+            _ => INFO + 64,
+        }
+    }
+}
+
+/// Addressed submessages waiting to be sent.
+#[derive(Debug, Default)]
+pub(crate) struct Outbox {
+    pub(crate) items: Vec<(SocketAddr, Out)>,
+}
+
+impl Outbox {
+    pub(crate) fn new() -> Self {
+        Outbox::default()
+    }
+
+    pub(crate) fn push(&mut self, to: SocketAddr, out: Out) {
+        self.items.push((to, out));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+thread_local! {
+    /// Each sending thread builds its messages in one buffer that keeps its capacity.
+    static MESSAGE_BUF: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(MAX_MESSAGE));
+}
+
+/// Encodes `items` into messages from `prefix` and hands each to `emit` with its destination.
+/// Submessages that cannot be encoded (cannot happen with what the machines produce) are skipped
+/// and counted in the return value.
+pub(crate) fn encode(prefix: GuidPrefix, items: &[(SocketAddr, Out)], mut emit: impl FnMut(SocketAddr, &[u8])) -> u64 {
+    let mut failed = 0;
+    let mut addrs: Vec<SocketAddr> = Vec::new();
+    for (a, _) in items {
+        if !addrs.contains(a) {
+            addrs.push(*a);
+        }
+    }
+    let header = Header::ours(prefix);
+    MESSAGE_BUF.with(|cell| {
+        let mut scratch = Vec::new();
+        let mut buf = std::mem::take(&mut *cell.borrow_mut());
+        for addr in addrs {
+            let mut b = MessageBuilder::with_buffer(buf, &header);
+            let mut dst = GuidPrefix::default();
+            let mut ts: Option<Option<Timestamp>> = None;
+            for (_, out) in items.iter().filter(|(a, _)| *a == addr) {
+                let out_dst = out.dst();
+                let full = b.len() + out.size_bound() > MAX_MESSAGE;
+                let undirect = out_dst == GuidPrefix::default() && dst != GuidPrefix::default();
+                if !b.is_empty() && (full || undirect) {
+                    emit(addr, b.as_bytes());
+                    b = MessageBuilder::with_buffer(b.finish(), &header);
+                    dst = GuidPrefix::default();
+                    ts = None;
+                }
+                if out_dst != dst {
+                    let _ = b.add(&Submessage::InfoDst(sm::InfoDst { guid_prefix: out_dst }));
+                    dst = out_dst;
+                }
+                if let Some(t) = out.timestamp() {
+                    if ts != Some(t) {
+                        let timestamp = t.map(Time::from_timestamp);
+                        let _ = b.add(&Submessage::InfoTs(sm::InfoTs { timestamp }));
+                        ts = Some(t);
+                    }
+                }
+                if add(&mut b, out, &mut scratch).is_err() {
+                    failed += 1;
+                }
+            }
+            if !b.is_empty() {
+                emit(addr, b.as_bytes());
+            }
+            buf = b.finish();
+        }
+        *cell.borrow_mut() = buf;
+    });
+    failed
+}
+
+fn has_inline_qos(m: &SampleMeta) -> bool {
+    m.key_hash.is_some() || m.status_info != 0 || m.related_sample_identity.is_some()
+}
+
+/// The inline QoS of a DATA: PID_KEY_HASH, PID_STATUS_INFO, PID_RELATED_SAMPLE_IDENTITY.
+fn inline_qos<'s>(m: &SampleMeta, scratch: &'s mut Vec<u8>) -> Result<Option<ParameterList<'s>>, EncodeError> {
+    if !has_inline_qos(m) {
+        return Ok(None);
+    }
+    scratch.clear();
+    let mut w = ParameterListWriter::new(scratch, Endian::Little);
+    if let Some(k) = &m.key_hash {
+        w.put(pid::PID_KEY_HASH, k)?;
+    }
+    if m.status_info != 0 {
+        w.put(pid::PID_STATUS_INFO, &m.status_info.to_be_bytes())?;
+    }
+    if let Some(id) = &m.related_sample_identity {
+        w.put_sample_identity(pid::PID_RELATED_SAMPLE_IDENTITY, &id.writer, SequenceNumber(id.sn))?;
+    }
+    w.finish();
+    let (list, _) = ParameterList::parse(scratch, Endian::Little, VENDOR_ID_HDDS)
+        .map_err(|_| EncodeError::new("inline QoS does not parse back"))?;
+    Ok(Some(list))
+}
+
+fn add(b: &mut MessageBuilder, out: &Out, scratch: &mut Vec<u8>) -> Result<(), EncodeError> {
+    let sub = match out {
+        Out::Writer { writer, reader, action, .. } => match action {
+            WriterAction::Data { data, .. } => {
+                // A disposal or unregistration carries the serialized key (flag K), if any.
+                let key = data.meta.status_info != 0;
+                let payload = if key && data.payload.is_empty() { None } else { Some(&data.payload[..]) };
+                Submessage::Data(sm::Data {
+                    extra_flags: 0,
+                    reader_id: *reader,
+                    writer_id: *writer,
+                    writer_sn: SequenceNumber(data.sn),
+                    inline_qos: inline_qos(&data.meta, scratch)?,
+                    payload,
+                    key_flag: key && payload.is_some(),
+                    non_standard_payload: false,
+                })
+            }
+            WriterAction::DataFrag { frag, .. } => {
+                let h = &frag.header;
+                // Inline QoS travels with the first fragment only, as Cyclone sends it.
+                let iq = if h.fragment_start == 1 { inline_qos(&frag.meta, scratch)? } else { None };
+                Submessage::DataFrag(sm::DataFrag {
+                    extra_flags: 0,
+                    reader_id: *reader,
+                    writer_id: *writer,
+                    writer_sn: SequenceNumber(h.sn),
+                    fragment_starting_num: h.fragment_start,
+                    fragments_in_submessage: h.fragments_in_submessage,
+                    fragment_size: h.fragment_size,
+                    sample_size: h.sample_size,
+                    inline_qos: iq,
+                    payload: frag.bytes(),
+                    key_flag: false,
+                    non_standard_payload: false,
+                })
+            }
+            WriterAction::Gap { gap, .. } => Submessage::Gap(sm::Gap {
+                reader_id: *reader,
+                writer_id: *writer,
+                gap_start: SequenceNumber(gap.start),
+                gap_list: gap.list,
+            }),
+            WriterAction::Heartbeat { hb, .. } => Submessage::Heartbeat(sm::Heartbeat {
+                reader_id: *reader,
+                writer_id: *writer,
+                first_sn: SequenceNumber(hb.first_sn),
+                last_sn: SequenceNumber(hb.last_sn),
+                count: hb.count as u32,
+                final_flag: hb.final_flag,
+                liveliness_flag: hb.liveliness_flag,
+            }),
+            WriterAction::HeartbeatFrag { hb, .. } => Submessage::HeartbeatFrag(sm::HeartbeatFrag {
+                reader_id: *reader,
+                writer_id: *writer,
+                writer_sn: SequenceNumber(hb.sn),
+                last_fragment_num: hb.last_fragment,
+                count: hb.count as u32,
+            }),
+        },
+        Out::AckNack { reader, writer, acknack } => Submessage::AckNack(sm::AckNack {
+            reader_id: *reader,
+            writer_id: writer.entity_id,
+            reader_sn_state: acknack.state,
+            count: acknack.count as u32,
+            final_flag: acknack.final_flag,
+        }),
+        Out::NackFrag { reader, writer, nack_frag } => Submessage::NackFrag(sm::NackFrag {
+            reader_id: *reader,
+            writer_id: writer.entity_id,
+            writer_sn: SequenceNumber(nack_frag.sn),
+            fragment_number_state: nack_frag.missing,
+            count: nack_frag.count as u32,
+        }),
+    };
+    b.add_padded(&sub).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtps::{fragment, Data, Dest, Heartbeat};
+    use crate::wire::{Message, ReceiverState};
+    use std::sync::Arc;
+
+    const W: EntityId = EntityId([0, 0, 1, 3]);
+
+    fn data(sn: i64, len: usize, ts: i64) -> Out {
+        let meta = SampleMeta { source_timestamp: Some(ts), ..SampleMeta::default() };
+        let payload: Arc<[u8]> = vec![sn as u8; len].into();
+        let action = WriterAction::Data { to: Dest::All, data: Data { sn, meta, payload }, resend: false };
+        Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action }
+    }
+
+    fn decode_all(msgs: &[(SocketAddr, Vec<u8>)]) -> Vec<(SocketAddr, ReceiverState<'_>, Submessage<'_>)> {
+        let mut v = Vec::new();
+        for (a, m) in msgs {
+            for r in Message::parse(m).unwrap().receive() {
+                let r = r.unwrap();
+                if !matches!(r.submessage, Submessage::InfoTs(_) | Submessage::InfoDst(_)) {
+                    v.push((*a, r.state, r.submessage));
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn packs_per_address_with_timestamps_and_destinations() {
+        let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:7413".parse().unwrap();
+        let reader = Guid::new(GuidPrefix([9; 12]), EntityId([0, 0, 2, 4]));
+        let hb = Heartbeat { first_sn: 1, last_sn: 2, count: 1, final_flag: false, liveliness_flag: false };
+        let items = vec![
+            (a, data(1, 13, 1_000_000_000)),
+            (b, data(1, 13, 1_000_000_000)),
+            (a, data(2, 64, 2_000_000_000)),
+            (
+                a,
+                Out::Writer {
+                    writer: W,
+                    reader: reader.entity_id,
+                    dst: reader.prefix,
+                    action: WriterAction::Heartbeat { to: Dest::Reader(reader), hb },
+                },
+            ),
+        ];
+        let mut msgs = Vec::new();
+        assert_eq!(encode(GuidPrefix([1; 12]), &items, |to, m| msgs.push((to, m.to_vec()))), 0);
+        assert_eq!(msgs.len(), 2, "one message per address");
+        let subs = decode_all(&msgs);
+        assert_eq!(subs.len(), 4);
+        let (to, st, s) = &subs[0];
+        assert_eq!(*to, a);
+        assert_eq!(st.timestamp.and_then(|t| t.to_nanos()), Some(1_000_000_000));
+        match s {
+            Submessage::Data(d) => assert_eq!(&d.payload.unwrap()[..13], &[1u8; 13]),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(subs[1].1.timestamp.and_then(|t| t.to_nanos()), Some(2_000_000_000));
+        assert_eq!(subs[2].1.dest_guid_prefix, reader.prefix);
+        assert!(matches!(subs[2].2, Submessage::Heartbeat(h) if h.reader_id == reader.entity_id));
+        assert_eq!(subs[3].0, b);
+    }
+
+    #[test]
+    fn large_batches_split_below_the_message_limit() {
+        let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
+        let sample: Arc<[u8]> = vec![7u8; 100_000].into();
+        let n = fragment::fragment_count(sample.len(), 1344);
+        let items: Vec<_> = (1..=n)
+            .map(|i| {
+                let frag = fragment::data_frag(1, SampleMeta::default(), &sample, 1344, i);
+                let action = WriterAction::DataFrag { to: Dest::All, frag, resend: false };
+                (a, Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action })
+            })
+            .collect();
+        let mut msgs = Vec::new();
+        encode(GuidPrefix([1; 12]), &items, |to, m| msgs.push((to, m.to_vec())));
+        assert!(msgs.iter().all(|(_, m)| m.len() <= MAX_MESSAGE));
+        assert!(msgs.len() <= (n as usize).div_ceil(9), "{} messages for {n} fragments", msgs.len());
+        let total: usize = decode_all(&msgs)
+            .iter()
+            .map(|(_, _, s)| match s {
+                Submessage::DataFrag(f) => f.fragment_bytes().len(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(total, 100_000);
+    }
+}

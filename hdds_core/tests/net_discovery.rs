@@ -1,0 +1,56 @@
+//! Network discovery between two participants of this test process, kept apart from the
+//! same-process path (`intra_process: false`), on loopback only, each test in its own domain.
+
+mod net_support;
+
+use std::time::Duration;
+
+use net_support::{net_participant, wait_until};
+
+#[test]
+fn spdp_both_ways_then_dispose_on_drop() {
+    let a = net_participant(110, |_| {});
+    let b = net_participant(110, |_| {});
+    assert!(wait_until(Duration::from_secs(5), || {
+        a.discovered_participants().contains(&b.guid()) && b.discovered_participants().contains(&a.guid())
+    }));
+    let sa = a.network_stats().unwrap();
+    assert_ne!(sa.participant_index, b.network_stats().unwrap().participant_index);
+    drop(b);
+    assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().is_empty()));
+    assert_eq!(a.network_stats().unwrap().participants_disposed, 1);
+}
+
+#[test]
+fn a_silent_participant_is_dropped_when_its_lease_runs_out() {
+    let a = net_participant(111, |_| {});
+    let b = net_participant(111, |c| c.lease_duration = Duration::from_millis(800));
+    assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().contains(&b.guid())));
+    // As if b's process were killed: it sends nothing more, not even a goodbye.
+    b.set_network_silenced(true);
+    let t = std::time::Instant::now();
+    assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().is_empty()));
+    let took = t.elapsed();
+    assert!(took >= Duration::from_millis(500), "removed after {took:?}, before the lease could run out");
+    let s = a.network_stats().unwrap();
+    assert_eq!((s.participants_lost_by_lease, s.participants_disposed), (1, 0));
+    // b still hears a: it keeps a.
+    assert!(b.discovered_participants().contains(&a.guid()));
+}
+
+#[test]
+fn participants_of_other_domains_and_of_the_same_process_path_are_ignored() {
+    let a = net_participant(112, |_| {});
+    let other = net_participant(113, |_| {});
+    let other_tag = net_participant(112, |cfg| cfg.domain_tag.push_str("-other"));
+    // Two participants that also use the same-process path see each other there, not on the network.
+    let c = net_participant(112, |cfg| cfg.intra_process = true);
+    let d = net_participant(112, |cfg| cfg.intra_process = true);
+    assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().len() == 2));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!c.discovered_participants().contains(&d.guid()));
+    assert!(c.discovered_participants().contains(&a.guid()));
+    assert!(other.discovered_participants().is_empty());
+    assert!(other_tag.discovered_participants().is_empty());
+    assert!(a.network_stats().unwrap().ignored_participants >= 1, "other_tag was heard and ignored");
+}

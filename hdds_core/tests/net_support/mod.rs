@@ -1,0 +1,40 @@
+//! Shared helpers of the `net_*` tests: localhost-only participants that reach each other over UDP
+//! only, and bounded waiting.
+
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+use hdds_core::{NetworkConfig, Participant, ParticipantConfig};
+
+/// A localhost-only participant in `domain_id` that does not use the same-process path, so that two
+/// of them in one test process talk over UDP. Discovery is quick (announcements every 200 ms). The
+/// domain tag is this process's own: another run of the tests on this host (same domains) stays
+/// invisible.
+pub fn net_participant(domain_id: u32, tweak: impl FnOnce(&mut NetworkConfig)) -> Participant {
+    assert!(domain_id >= 100, "tests use domains >= 100");
+    let mut cfg = NetworkConfig {
+        intra_process: false,
+        spdp_period: Duration::from_millis(200),
+        spdp_peer_max_index: 8,
+        domain_tag: format!("hdds-test-{}", std::process::id()),
+        ..NetworkConfig::localhost()
+    };
+    tweak(&mut cfg);
+    assert!(cfg.localhost_only, "tests stay on loopback");
+    Participant::with_network(ParticipantConfig { domain_id }, cfg).expect("participant")
+}
+
+/// Polls `cond` until it holds or `timeout` passes.
+pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
