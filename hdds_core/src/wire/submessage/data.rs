@@ -5,7 +5,7 @@
 //! [serializedPayload if D or K]. octetsToInlineQos counts from the byte after itself; it is 16
 //! today, and a larger value (a newer spec adding fields) is honoured by skipping the extra bytes.
 
-use super::{read_ids, Body, ParseContext};
+use super::{Body, DataPrefix, DataPrefixRules, ParseContext};
 use crate::cdr::{CdrReader, CdrWriter, DecodeError, EncodeError};
 use crate::wire::parameter::ParameterList;
 use crate::wire::sequence_number::SequenceNumber;
@@ -18,6 +18,12 @@ pub const FLAG_NON_STANDARD_PAYLOAD: u8 = 0x10;
 
 /// octetsToInlineQos for the fields this version of the spec defines.
 const STANDARD_OCTETS_TO_INLINE_QOS: u16 = 16;
+
+const PREFIX_RULES: DataPrefixRules = DataPrefixRules {
+    min_octets_to_inline_qos: STANDARD_OCTETS_TO_INLINE_QOS,
+    octets_below_min: "DATA octetsToInlineQos is below 16",
+    sn_not_positive: "DATA writerSN is not positive",
+};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Data<'a> {
@@ -60,18 +66,8 @@ impl<'a> Body<'a> for Data<'a> {
         if d && k {
             return Err(DecodeError::new("DATA has both the D and K flags set", 1));
         }
-        let extra_flags = r.read_u16()?;
-        let at = r.position();
-        let octets_to_inline_qos = r.read_u16()?;
-        if octets_to_inline_qos < STANDARD_OCTETS_TO_INLINE_QOS {
-            return Err(DecodeError::new("DATA octetsToInlineQos is below 16", at));
-        }
-        let (reader_id, writer_id) = read_ids(r)?;
-        let sn_at = r.position();
-        let writer_sn = SequenceNumber::read(r)?;
-        if writer_sn.0 <= 0 {
-            return Err(DecodeError::new("DATA writerSN is not positive", sn_at));
-        }
+        let DataPrefix { extra_flags, octets_to_inline_qos, reader_id, writer_id, writer_sn } =
+            DataPrefix::read(r, &PREFIX_RULES)?;
         r.skip((octets_to_inline_qos - STANDARD_OCTETS_TO_INLINE_QOS) as usize)?;
         let inline_qos = if q {
             let start = r.position();
@@ -109,11 +105,14 @@ impl<'a> Body<'a> for Data<'a> {
     }
 
     fn write_body(&self, w: &mut CdrWriter<&mut Vec<u8>>) -> Result<(), EncodeError> {
-        w.write_u16(self.extra_flags)?;
-        w.write_u16(STANDARD_OCTETS_TO_INLINE_QOS)?;
-        w.write_bytes(&self.reader_id.0)?;
-        w.write_bytes(&self.writer_id.0)?;
-        self.writer_sn.write(w)?;
+        DataPrefix {
+            extra_flags: self.extra_flags,
+            octets_to_inline_qos: STANDARD_OCTETS_TO_INLINE_QOS,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            writer_sn: self.writer_sn,
+        }
+        .write(w)?;
         if let Some(q) = &self.inline_qos {
             write_inline_qos(q, w)?;
         }

@@ -7,7 +7,7 @@
 //! [inlineQos if Q], serializedPayload (the fragments' bytes).
 
 use super::data::write_inline_qos;
-use super::{read_ids, Body, ParseContext};
+use super::{Body, DataPrefix, DataPrefixRules, ParseContext};
 use crate::cdr::{CdrReader, CdrWriter, DecodeError, EncodeError};
 use crate::wire::parameter::ParameterList;
 use crate::wire::sequence_number::{FragmentNumber, SequenceNumber};
@@ -18,6 +18,12 @@ pub const FLAG_KEY: u8 = 0x04;
 pub const FLAG_NON_STANDARD_PAYLOAD: u8 = 0x08;
 
 const STANDARD_OCTETS_TO_INLINE_QOS: u16 = 28;
+
+const PREFIX_RULES: DataPrefixRules = DataPrefixRules {
+    min_octets_to_inline_qos: STANDARD_OCTETS_TO_INLINE_QOS,
+    octets_below_min: "DATA_FRAG octetsToInlineQos is below 28",
+    sn_not_positive: "DATA_FRAG writerSN is not positive",
+};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct DataFrag<'a> {
@@ -69,18 +75,8 @@ impl<'a> Body<'a> for DataFrag<'a> {
     const ID: u8 = super::id::DATA_FRAG;
 
     fn parse(flags: u8, r: &mut CdrReader<'a>, ctx: &ParseContext) -> Result<Self, DecodeError> {
-        let extra_flags = r.read_u16()?;
-        let at = r.position();
-        let octets_to_inline_qos = r.read_u16()?;
-        if octets_to_inline_qos < STANDARD_OCTETS_TO_INLINE_QOS {
-            return Err(DecodeError::new("DATA_FRAG octetsToInlineQos is below 28", at));
-        }
-        let (reader_id, writer_id) = read_ids(r)?;
-        let sn_at = r.position();
-        let writer_sn = SequenceNumber::read(r)?;
-        if writer_sn.0 <= 0 {
-            return Err(DecodeError::new("DATA_FRAG writerSN is not positive", sn_at));
-        }
+        let DataPrefix { extra_flags, octets_to_inline_qos, reader_id, writer_id, writer_sn } =
+            DataPrefix::read(r, &PREFIX_RULES)?;
         let frag_at = r.position();
         let fragment_starting_num = r.read_u32()?;
         let fragments_in_submessage = r.read_u16()?;
@@ -136,11 +132,14 @@ impl<'a> Body<'a> for DataFrag<'a> {
     }
 
     fn write_body(&self, w: &mut CdrWriter<&mut Vec<u8>>) -> Result<(), EncodeError> {
-        w.write_u16(self.extra_flags)?;
-        w.write_u16(STANDARD_OCTETS_TO_INLINE_QOS)?;
-        w.write_bytes(&self.reader_id.0)?;
-        w.write_bytes(&self.writer_id.0)?;
-        self.writer_sn.write(w)?;
+        DataPrefix {
+            extra_flags: self.extra_flags,
+            octets_to_inline_qos: STANDARD_OCTETS_TO_INLINE_QOS,
+            reader_id: self.reader_id,
+            writer_id: self.writer_id,
+            writer_sn: self.writer_sn,
+        }
+        .write(w)?;
         w.write_u32(self.fragment_starting_num)?;
         w.write_u16(self.fragments_in_submessage)?;
         w.write_u16(self.fragment_size)?;

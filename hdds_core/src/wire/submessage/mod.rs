@@ -31,6 +31,7 @@ pub use info_ts::InfoTs;
 pub use nack_frag::NackFrag;
 pub use pad::Pad;
 
+use super::sequence_number::SequenceNumber;
 use super::vendor::VendorId;
 use crate::cdr::{CdrReader, CdrWriter, DecodeError, EncodeError, Endian};
 
@@ -220,4 +221,48 @@ fn write_one<'a, T: Body<'a>>(s: &T, out: &mut Vec<u8>, endian: Endian) -> Resul
 /// Reads a reader id and a writer id, the first 8 bytes of most bodies.
 pub(crate) fn read_ids(r: &mut CdrReader<'_>) -> Result<(super::EntityId, super::EntityId), DecodeError> {
     Ok((super::EntityId(r.read_array()?), super::EntityId(r.read_array()?)))
+}
+
+/// The fields DATA and DATA_FRAG both start with: extraFlags, octetsToInlineQos, readerId,
+/// writerId, writerSN.
+pub(crate) struct DataPrefix {
+    pub extra_flags: u16,
+    pub octets_to_inline_qos: u16,
+    pub reader_id: super::EntityId,
+    pub writer_id: super::EntityId,
+    pub writer_sn: SequenceNumber,
+}
+
+/// What each kind calls the two ways its prefix can be invalid (reasons are static strings).
+pub(crate) struct DataPrefixRules {
+    /// octetsToInlineQos may not be below the size of the fields this spec version defines.
+    pub min_octets_to_inline_qos: u16,
+    pub octets_below_min: &'static str,
+    pub sn_not_positive: &'static str,
+}
+
+impl DataPrefix {
+    pub(crate) fn read(r: &mut CdrReader<'_>, rules: &DataPrefixRules) -> Result<DataPrefix, DecodeError> {
+        let extra_flags = r.read_u16()?;
+        let at = r.position();
+        let octets_to_inline_qos = r.read_u16()?;
+        if octets_to_inline_qos < rules.min_octets_to_inline_qos {
+            return Err(DecodeError::new(rules.octets_below_min, at));
+        }
+        let (reader_id, writer_id) = read_ids(r)?;
+        let sn_at = r.position();
+        let writer_sn = SequenceNumber::read(r)?;
+        if writer_sn.0 <= 0 {
+            return Err(DecodeError::new(rules.sn_not_positive, sn_at));
+        }
+        Ok(DataPrefix { extra_flags, octets_to_inline_qos, reader_id, writer_id, writer_sn })
+    }
+
+    pub(crate) fn write(&self, w: &mut CdrWriter<&mut Vec<u8>>) -> Result<(), EncodeError> {
+        w.write_u16(self.extra_flags)?;
+        w.write_u16(self.octets_to_inline_qos)?;
+        w.write_bytes(&self.reader_id.0)?;
+        w.write_bytes(&self.writer_id.0)?;
+        self.writer_sn.write(w)
+    }
 }
