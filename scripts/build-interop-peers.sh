@@ -27,23 +27,13 @@ for arg in "$@"; do
 done
 
 say() { if [ "$env_only" = 1 ]; then printf '[interop] %s\n' "$*" >&2; else printf '[interop] %s\n' "$*"; fi; }
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=lib/debian.sh
+source "$root/scripts/lib/debian.sh"
 quiet() { if [ "$env_only" = 1 ]; then "$@" >&2; else "$@"; fi; }
 
 packages=(build-essential cmake ninja-build pkg-config python3 python3-venv iproute2
           cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev fastddsgen)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
-  quiet as_root apt-get -o DPkg::Lock::Timeout=600 update -q
-  quiet as_root env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
-else
-  say "Debian packages: all present"
-fi
+quiet ensure_debian_packages --no-install-recommends "${packages[@]}"
 
 # The C and C++ peers (CMake re-runs idlc/fastddsgen only when the IDL changes).
 if [ ! -f "$build/build.ninja" ]; then

@@ -20,7 +20,8 @@ for arg in "$@"; do
 done
 
 say() { printf '[setup] %s\n' "$*"; }
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=lib/debian.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/debian.sh"
 
 packages=(build-essential cmake ninja-build pkg-config git ca-certificates curl)
 if [ "$want_ros" = 1 ] && ! command -v colcon >/dev/null 2>&1; then
@@ -32,17 +33,7 @@ if [ "$want_ros" = 1 ] && ! command -v colcon >/dev/null 2>&1; then
 fi
 if [ "$want_ros" = 1 ]; then packages+=(googletest libgtest-dev); fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
-  as_root apt-get update -q
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 "${missing[@]}"
-else
-  say "Debian packages: all present"
-fi
+ensure_debian_packages "${packages[@]}"
 
 export PATH="$HOME/.cargo/bin:$PATH"
 if ! command -v cargo >/dev/null 2>&1; then
