@@ -5,17 +5,26 @@
 //! variable. A participant on the network ([`Participant::with_network`]) adds one receive thread
 //! and one timer thread ([`net`]); docs/engine.md describes the whole model.
 
+pub mod condition;
+mod deadline;
+pub mod events;
 mod guid_gen;
+mod listener;
+mod liveliness;
 pub(crate) mod net;
 pub mod participant;
 pub mod reader;
 pub mod sample;
 pub mod status;
+pub mod waitset;
+mod watchdog;
 pub mod writer;
 
+pub use condition::GuardCondition;
 pub use net::{NetStats, NetworkConfig};
 pub use participant::{Participant, ParticipantConfig};
 pub use reader::Reader;
 pub use sample::{Sample, SampleInfo};
-pub use status::MatchStatus;
+pub use status::{MatchStatus, Status, StatusMask};
+pub use waitset::{Target, WaitEntry, WaitList, WaitSet};
 pub use writer::Writer;

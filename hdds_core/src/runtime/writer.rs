@@ -15,13 +15,20 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::deadline::Deadline;
+use super::events::{run_listeners, Events, StatusListener};
+use super::liveliness::Lease;
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
 use super::net::Network;
 use super::participant::Participant;
 use super::reader::ReaderShared;
 use super::sample::{Sample, SampleInfo};
-use super::status::MatchStatus;
+use super::status::{
+    qos_policy_id, single_status, MatchStatus, Status, StatusMask, OFFERED_INCOMPATIBLE_QOS, PUBLICATION_MATCHED,
+    WRITER_STATUSES,
+};
+use super::watchdog::{self, Watched};
 use crate::discovery::MatchError;
 use crate::error::{Error, ErrorKind, Result};
 use crate::qos::{Durability, Qos};
@@ -49,6 +56,10 @@ pub(crate) struct WriterShared {
     /// for acknowledgments, may go on.
     acked: Condvar,
     mismatch: Mutex<MatchStatus>,
+    /// Statuses, attached wait sets, listeners.
+    pub(crate) events: Arc<Events>,
+    pub(crate) deadline: Option<Deadline>,
+    pub(crate) lease: Option<Lease>,
 }
 
 struct WriterState {
@@ -78,11 +89,19 @@ impl Writer {
             state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
+            events: Arc::default(),
+            deadline: Deadline::new(qos.deadline),
+            lease: Lease::new(&qos.liveliness, Instant::now()),
         });
+        if shared.deadline.is_some() || shared.lease.is_some() {
+            let weak = Arc::downgrade(&shared);
+            watchdog::watch(weak as std::sync::Weak<dyn Watched>, shared.lease_expiry())?;
+        }
         intra::merger().add_writer(&shared);
         if let Some(net) = &net {
             net.add_local_writer(&shared);
         }
+        run_listeners();
         Ok(Writer { shared, net })
     }
 
@@ -112,6 +131,8 @@ impl Writer {
             _ => st.last_sn + 1,
         };
         st.last_sn = sn;
+        let now = Instant::now();
+        let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
             info: SampleInfo {
@@ -138,7 +159,44 @@ impl Writer {
             net.flush(&mut out);
             net.timer.schedule(next);
         }
+        watchdog::schedule(lease_ends);
+        if let Some(d) = &self.shared.deadline {
+            watchdog::schedule(d.renew(now));
+        }
+        run_listeners();
         Ok(sn)
+    }
+
+    /// Asserts the writer's liveliness (MANUAL_BY_TOPIC / MANUAL_BY_PARTICIPANT leases; a write
+    /// asserts it too). A no-op for writers that cannot lose liveliness. Thread-safe.
+    pub fn assert_liveliness(&self) {
+        let st = self.shared.lock();
+        let lease_ends = self.shared.assert_alive(&st.matched, Instant::now());
+        drop(st);
+        watchdog::schedule(lease_ends);
+        run_listeners();
+    }
+
+    /// Reads one status (`kind`: exactly one writer bit of [`super::status`]) and resets its
+    /// changes. Thread-safe.
+    pub fn status(&self, kind: StatusMask) -> Result<Status> {
+        Ok(self.shared.events.take(single_status(kind, WRITER_STATUSES, "writer")?))
+    }
+
+    /// The statuses changed since they were last read.
+    pub fn status_changes(&self) -> StatusMask {
+        self.shared.events.changes()
+    }
+
+    /// Calls `listener(status_bit)` whenever a status changes, with no engine lock held.
+    /// Replaces the previous listener (`None` clears it); once this returns the previous one is
+    /// not running (unless called from inside a listener).
+    pub fn set_status_listener(&self, listener: Option<Arc<StatusListener>>) {
+        self.shared.events.set_status_listener(listener);
+    }
+
+    pub(crate) fn events(&self) -> &Arc<Events> {
+        &self.shared.events
     }
 
     /// Runs the RTPS write, waiting (without the lock) while a KEEP_ALL history is full.
@@ -227,10 +285,12 @@ impl Writer {
 
 impl Drop for Writer {
     fn drop(&mut self) {
+        self.shared.events.clear_listeners();
         intra::merger().remove_writer(&self.shared);
         if let Some(net) = &self.net {
             net.remove_local_writer(&self.shared);
         }
+        run_listeners();
     }
 }
 
@@ -251,6 +311,8 @@ impl WriterShared {
         }
         st.matched.push(Arc::clone(reader));
         reader.intra_writers.fetch_add(1, Ordering::Relaxed);
+        reader.writer_matched(1, self.is_alive());
+        self.reader_matched(1);
     }
 
     pub(crate) fn detach_reader(&self, reader: &Arc<ReaderShared>) {
@@ -259,19 +321,48 @@ impl WriterShared {
         st.matched.retain(|r| !Arc::ptr_eq(r, reader));
         if st.matched.len() < before {
             reader.intra_writers.fetch_sub(1, Ordering::Relaxed);
+            reader.writer_matched(-1, self.is_alive());
+            self.reader_matched(-1);
         }
     }
 
     /// The writer is going away: its same-process readers no longer count it.
     pub(crate) fn detach_all(&self) {
         let mut st = self.lock();
+        let alive = self.is_alive();
         for r in st.matched.drain(..) {
             r.intra_writers.fetch_sub(1, Ordering::Relaxed);
+            r.writer_matched(-1, alive);
+            self.reader_matched(-1);
         }
+    }
+
+    /// A reader starts (+1) or stops (-1) receiving: PUBLICATION_MATCHED.
+    fn reader_matched(&self, delta: i32) {
+        self.events.update(PUBLICATION_MATCHED, |s| {
+            s.add_current(delta);
+            s.add_total(delta.max(0));
+        });
+    }
+
+    /// Runs `f` on the same-process readers, under the state lock (liveliness changes).
+    pub(crate) fn with_matched<R>(&self, f: impl FnOnce(&[Arc<ReaderShared>]) -> R) -> R {
+        f(&self.lock().matched)
+    }
+
+    /// When the liveliness lease ends, if the writer has one and is alive.
+    fn lease_expiry(&self) -> Option<Instant> {
+        self.lease.as_ref().and_then(Lease::expires)
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
         super::net::lock(&self.mismatch).record(e);
+        if let Some(p) = e.policy() {
+            self.events.update(OFFERED_INCOMPATIBLE_QOS, |s| {
+                s.add_total(1);
+                s.last_policy_id = qos_policy_id(p);
+            });
+        }
     }
 
     pub(crate) fn net_match_reader(
@@ -283,14 +374,20 @@ impl WriterShared {
     ) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
+        let new = !p.is_matched(r.guid);
         p.match_reader(now, r, addr, out);
-        p.rtps.next_deadline()
+        let next = p.rtps.next_deadline();
+        drop(st);
+        if new {
+            self.reader_matched(1);
+        }
+        next
     }
 
     pub(crate) fn net_unmatch_reader(&self, reader: Guid) {
         let mut st = self.lock();
-        if let Some(p) = st.net.as_mut() {
-            p.unmatch_reader(reader);
+        if st.net.as_mut().is_some_and(|p| p.unmatch_reader(reader)) {
+            self.reader_matched(-1);
         }
         drop(st);
         // A KEEP_ALL history may have room now.

@@ -147,11 +147,13 @@ pub(crate) struct ReaderPort {
     pub(crate) rtps: ReaderMachine,
     writers: Vec<(Guid, SocketAddr)>,
     actions: Vec<ReaderAction>,
+    /// Samples the machine gave up on (SAMPLE_LOST) since [`ReaderPort::take_lost`].
+    lost: u64,
 }
 
 impl ReaderPort {
     pub(crate) fn new(rtps: ReaderMachine) -> Self {
-        ReaderPort { rtps, writers: Vec::new(), actions: Vec::new() }
+        ReaderPort { rtps, writers: Vec::new(), actions: Vec::new(), lost: 0 }
     }
 
     fn guid(&self) -> Guid {
@@ -163,6 +165,11 @@ impl ReaderPort {
 
     pub(crate) fn matched_count(&self) -> usize {
         self.writers.len()
+    }
+
+    /// The samples lost since the last call.
+    pub(crate) fn take_lost(&mut self) -> u64 {
+        std::mem::take(&mut self.lost)
     }
 
     pub(crate) fn is_matched(&self, writer: Guid) -> bool {
@@ -248,7 +255,7 @@ impl ReaderPort {
         }
     }
 
-    fn route(&self, actions: &mut Vec<ReaderAction>, out: &mut Outbox, mut deliver: impl FnMut(Delivery)) {
+    fn route(&mut self, actions: &mut Vec<ReaderAction>, out: &mut Outbox, mut deliver: impl FnMut(Delivery)) {
         let reader = self.guid().entity_id;
         for a in actions.drain(..) {
             match a {
@@ -263,8 +270,7 @@ impl ReaderPort {
                         out.push(*addr, Out::NackFrag { reader, writer, nack_frag });
                     }
                 }
-                // SAMPLE_LOST is counted by the machine; no status reports it yet.
-                ReaderAction::Lost { .. } => {}
+                ReaderAction::Lost { count, .. } => self.lost = self.lost.saturating_add(count),
             }
         }
     }

@@ -23,7 +23,7 @@ mod receive;
 pub(crate) mod sedp;
 pub(crate) mod send;
 pub(crate) mod spdp;
-mod timer;
+pub(crate) mod timer;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, SocketAddrV4};
@@ -368,6 +368,7 @@ impl Network {
             next = min_deadline(next, r.net_on_timer(now, &mut out));
         }
         self.flush(&mut out);
+        crate::runtime::events::run_listeners();
         next
     }
 

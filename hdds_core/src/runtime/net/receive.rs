@@ -144,6 +144,8 @@ impl Network {
             }
         }
         self.flush(&mut ctx.out);
+        // Listener calls queued by deliveries and discovery, now that no lock is held.
+        crate::runtime::events::run_listeners();
     }
 
     /// A writer-to-reader submessage from writer `(src, writer_id)`.
