@@ -275,3 +275,27 @@ impl ReaderPort {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtps::BestEffortReaderConfig;
+    use crate::wire::EntityKind;
+
+    #[test]
+    fn skipped_sequence_numbers_are_counted_lost_once() {
+        let me = Guid::new(GuidPrefix::default(), EntityId::user(1, EntityKind::UserReaderNoKey));
+        let w = Guid::new(GuidPrefix([7; 12]), EntityId::user(1, EntityKind::UserWriterNoKey));
+        let mut port =
+            ReaderPort::new(ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig::new(me))));
+        port.match_writer(Instant::now(), w, "127.0.0.1:7411".parse().unwrap(), &mut Outbox::new());
+        let mut delivered = 0;
+        for sn in [1, 2, 5, 9] {
+            let input = ReaderInput::Data { sn, meta: SampleMeta::default(), payload: &[0, 1, 0, 0] };
+            port.input(Instant::now(), w, input, &mut Outbox::new(), |_| delivered += 1);
+        }
+        assert_eq!(delivered, 4);
+        assert_eq!(port.take_lost(), 2 + 3, "3, 4 and 6..8 never came");
+        assert_eq!(port.take_lost(), 0);
+    }
+}
