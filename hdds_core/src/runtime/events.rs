@@ -3,7 +3,7 @@
 //!
 //! A change (a delivered sample, a status update) is made under the board's lock, then the
 //! attached wait sets are notified ([`super::waitset`]), then, if a listener is set, its call is
-//! queued on the current thread. The queue is run by [`run_listeners`] at the end of every engine
+//! queued on the current thread. The queue is run by `run_listeners` at the end of every engine
 //! entry point that can change an endpoint (a write, endpoint creation and deletion, a received
 //! datagram, a timer sweep), once every engine lock is released: listeners never run under an
 //! engine lock, and run on the thread that made the change (the writer's thread for same-process

@@ -3,7 +3,9 @@
 //! Thread model: a write runs on the caller's thread. Same-process readers get the sample from that
 //! thread through [`crate::transport::intra`]; a reader's waiters are woken through its condition
 //! variable. A participant on the network ([`Participant::with_network`]) adds one receive thread
-//! and one timer thread ([`net`]); docs/engine.md describes the whole model.
+//! and one timer thread ([`net`]); DEADLINE and liveliness leases have one process-wide QoS timer
+//! thread (`watchdog`). Wait sets, statuses and listeners: [`waitset`] (the wake-up model) and
+//! [`events`] (listeners run with no engine lock held). docs/engine.md describes the whole model.
 
 pub mod condition;
 mod deadline;
