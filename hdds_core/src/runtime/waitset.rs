@@ -1,11 +1,10 @@
 //! Wait sets: a thread sleeps until one of several readers, writers or guard conditions is ready.
 //!
 //! Wake-up model (attach, then check, then sleep):
-//! - Every waitable thing (a reader's or writer's [`super::events::Events`], a guard condition)
-//!   owns a [`Waiters`] list: the wait sets sleeping on it right now. Whoever makes it ready
-//!   (a delivery, a status change, a trigger) first changes its state, then calls
-//!   [`Waiters::notify`], which raises the `signalled` flag of every attached wait set under that
-//!   wait set's mutex and wakes its thread.
+//! - Every waitable thing (a reader's or writer's `Events`, a guard condition) owns a `Waiters`
+//!   list: the wait sets sleeping on it right now. Whoever makes it ready (a delivery, a status
+//!   change, a trigger) first changes its state, then calls `Waiters::notify`, which raises the
+//!   `signalled` flag of every attached wait set under that wait set's mutex and wakes its thread.
 //! - [`WaitSet::wait`] first looks at every entry (no attaching when something is ready already).
 //!   Otherwise it attaches itself to every entry, then repeats: clear `signalled`, look at every
 //!   entry, sleep until `signalled` or the deadline. A change made before a look is seen by the
