@@ -21,5 +21,6 @@ pub mod wire;
 pub use error::{Error, Result};
 pub use qos::Qos;
 pub use runtime::{
-    MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, Reader, Sample, SampleInfo, Writer,
+    DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, MatchStatus, NetStats, NetworkConfig,
+    Participant, ParticipantConfig, ParticipantInfo, Reader, Sample, SampleInfo, Writer,
 };

@@ -17,7 +17,7 @@ pub extern "C" fn hdds_participant_create(domain_id: u32, out_participant: *mut 
         if out_participant.is_null() {
             return Err(hdds_core::Error::bad_argument("out_participant is NULL"));
         }
-        let p = Participant::new(ParticipantConfig { domain_id })?;
+        let p = Participant::new(ParticipantConfig { domain_id, ..Default::default() })?;
         out(out_participant, "out_participant", Box::into_raw(Box::new(HddsParticipant { inner: p })))
     })
 }

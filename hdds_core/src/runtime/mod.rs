@@ -5,6 +5,7 @@
 //! variable. A participant on the network ([`Participant::with_network`]) adds one receive thread
 //! and one timer thread ([`net`]); docs/engine.md describes the whole model.
 
+pub mod discovery_events;
 mod guid_gen;
 pub(crate) mod net;
 pub mod participant;
@@ -13,8 +14,9 @@ pub mod sample;
 pub mod status;
 pub mod writer;
 
+pub use discovery_events::{DiscoveryEvent, DiscoveryListener, EndpointInfo, ParticipantInfo};
 pub use net::{NetStats, NetworkConfig};
-pub use participant::{Participant, ParticipantConfig};
+pub use participant::{EndpointOptions, Participant, ParticipantConfig};
 pub use reader::Reader;
 pub use sample::{Sample, SampleInfo};
 pub use status::MatchStatus;

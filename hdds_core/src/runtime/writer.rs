@@ -15,10 +15,11 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::discovery_events::{EndpointInfo, Graph};
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
 use super::net::Network;
-use super::participant::Participant;
+use super::participant::{EndpointOptions, Participant};
 use super::reader::ReaderShared;
 use super::sample::{Sample, SampleInfo};
 use super::status::MatchStatus;
@@ -37,6 +38,8 @@ pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
 pub struct Writer {
     shared: Arc<WriterShared>,
     net: Option<Arc<Network>>,
+    /// Its participant's graph, told when the writer goes.
+    graph: Arc<Graph>,
 }
 
 pub(crate) struct WriterShared {
@@ -44,6 +47,8 @@ pub(crate) struct WriterShared {
     pub(crate) topic: TopicKey,
     pub(crate) type_name: String,
     pub(crate) qos: Qos,
+    /// USER_DATA, announced in SEDP.
+    pub(crate) user_data: Arc<[u8]>,
     state: Mutex<WriterState>,
     /// Signalled when remote readers acknowledge or go away: a blocked KEEP_ALL write, or a wait
     /// for acknowledgments, may go on.
@@ -62,7 +67,13 @@ struct WriterState {
 }
 
 impl Writer {
-    pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
+    pub(crate) fn new(
+        participant: &Participant,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Writer> {
         let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
@@ -75,6 +86,7 @@ impl Writer {
             topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
+            user_data: Arc::from(&options.user_data[..]),
             state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
@@ -83,11 +95,26 @@ impl Writer {
         if let Some(net) = &net {
             net.add_local_writer(&shared);
         }
-        Ok(Writer { shared, net })
+        Ok(Writer { shared, net, graph: Arc::clone(participant.graph()) })
     }
 
     pub fn guid(&self) -> Guid {
         self.shared.guid
+    }
+
+    /// The writer as discovery events describe it.
+    pub fn endpoint_info(&self) -> Arc<EndpointInfo> {
+        let s = &self.shared;
+        Arc::new(EndpointInfo {
+            guid: s.guid,
+            participant_guid: self.graph.me().guid,
+            vendor_id: self.graph.me().vendor_id,
+            is_reader: false,
+            topic_name: s.topic.name.clone(),
+            type_name: s.type_name.clone(),
+            qos: s.qos,
+            user_data: Arc::clone(&s.user_data),
+        })
     }
 
     pub fn qos(&self) -> &Qos {
@@ -231,6 +258,7 @@ impl Drop for Writer {
         if let Some(net) = &self.net {
             net.remove_local_writer(&self.shared);
         }
+        self.graph.local_endpoint(self.endpoint_info(), false);
     }
 }
 

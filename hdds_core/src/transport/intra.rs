@@ -39,9 +39,12 @@ pub(crate) fn merger() -> &'static TopicMerger {
 }
 
 /// A writer and a reader match when their type names are equal and the offered QoS satisfies the
-/// requested one. A mismatch is simply no route; statuses report it once the engine has them.
+/// requested one, unless the reader ignores its own participant's writers. A mismatch is simply
+/// no route; statuses report it once the engine has them.
 fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
-    w.type_name == r.type_name && Qos::offered_satisfies(&w.qos, &r.qos).is_ok()
+    w.type_name == r.type_name
+        && Qos::offered_satisfies(&w.qos, &r.qos).is_ok()
+        && !(r.ignore_local_participant && w.guid.prefix == r.guid.prefix)
 }
 
 impl TopicMerger {

@@ -144,6 +144,7 @@ impl Network {
             }
         }
         self.flush(&mut ctx.out);
+        self.graph.dispatch();
     }
 
     /// A writer-to-reader submessage from writer `(src, writer_id)`.
