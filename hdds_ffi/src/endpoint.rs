@@ -7,7 +7,7 @@ use hdds_core::{Reader, Writer};
 
 use crate::participant::HddsParticipant;
 use crate::qos::HddsQos;
-use crate::ret::{arg, guard, guard_ret, guard_void, out, str_arg, HddsRet};
+use crate::ret::{arg, bytes_or_empty, guard, guard_ret, guard_void, out, str_arg, HddsRet};
 use crate::sample::HddsSample;
 
 pub struct HddsWriter {
@@ -30,6 +30,60 @@ pub extern "C" fn hdds_writer_create(
 ) -> HddsRet {
     create_endpoint("hdds_writer_create", participant, topic_name, type_name, qos, out_writer, |p, t, ty, q| {
         Ok(HddsWriter { inner: p.create_writer(t, ty, q)? })
+    })
+}
+
+/// What a writer or reader has besides topic, type and QoS. Zero-initialize it for the defaults.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HddsEndpointOptions {
+    /// USER_DATA announced in SEDP (rmw_cyclonedds_cpp's services: "clientid=...;" /
+    /// "serviceid=...;"); NULL with length 0 for none. Copied.
+    pub user_data: *const u8,
+    pub user_data_len: usize,
+    /// Readers: writers of the same participant are not matched, so their samples never arrive
+    /// (ros_discovery_info). Ignored for writers.
+    pub ignore_local_participant: bool,
+}
+
+fn options_arg(options: *const HddsEndpointOptions) -> Result<hdds_core::EndpointOptions, hdds_core::Error> {
+    if options.is_null() {
+        return Ok(hdds_core::EndpointOptions::default());
+    }
+    let o = arg(options, "options")?;
+    Ok(hdds_core::EndpointOptions {
+        user_data: bytes_or_empty(o.user_data, o.user_data_len, "options->user_data")?.to_vec(),
+        ignore_local_participant: o.ignore_local_participant,
+    })
+}
+
+/// hdds_writer_create with endpoint options (NULL: none). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_create_ex(
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    options: *const HddsEndpointOptions,
+    out_writer: *mut *mut HddsWriter,
+) -> HddsRet {
+    create_endpoint("hdds_writer_create_ex", participant, topic_name, type_name, qos, out_writer, |p, t, ty, q| {
+        Ok(HddsWriter { inner: p.create_writer_with(t, ty, q, &options_arg(options)?)? })
+    })
+}
+
+/// hdds_reader_create with endpoint options (NULL: none). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_create_ex(
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    options: *const HddsEndpointOptions,
+    out_reader: *mut *mut HddsReader,
+) -> HddsRet {
+    create_endpoint("hdds_reader_create_ex", participant, topic_name, type_name, qos, out_reader, |p, t, ty, q| {
+        Ok(HddsReader { inner: p.create_reader_with(t, ty, q, &options_arg(options)?)? })
     })
 }
 

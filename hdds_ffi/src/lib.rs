@@ -8,14 +8,16 @@
 // cbindgen copies into hdds/hdds.h. Marking them `unsafe fn` would say nothing to a C caller.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod discovery;
 pub mod endpoint;
 pub mod participant;
 pub mod qos;
 pub mod ret;
 pub mod sample;
 
-pub use endpoint::{HddsReader, HddsWriter};
-pub use participant::HddsParticipant;
+pub use discovery::{HddsEndpointEvent, HddsParticipantEvent};
+pub use endpoint::{HddsEndpointOptions, HddsReader, HddsWriter};
+pub use participant::{HddsParticipant, HddsParticipantConfig};
 pub use qos::HddsQos;
 pub use ret::HddsRet;
 pub use sample::{HddsSample, HddsSampleInfo};
