@@ -22,5 +22,5 @@ pub use error::{Error, Result};
 pub use qos::Qos;
 pub use runtime::{
     DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, MatchStatus, NetStats, NetworkConfig,
-    Participant, ParticipantConfig, ParticipantInfo, Reader, Sample, SampleInfo, Writer,
+    Participant, ParticipantConfig, ParticipantInfo, Reader, Sample, SampleIdentity, SampleInfo, WriteOptions, Writer,
 };

@@ -18,6 +18,6 @@ pub use discovery_events::{DiscoveryEvent, DiscoveryListener, EndpointInfo, Part
 pub use net::{NetStats, NetworkConfig};
 pub use participant::{EndpointOptions, Participant, ParticipantConfig};
 pub use reader::Reader;
-pub use sample::{Sample, SampleInfo};
+pub use sample::{Sample, SampleIdentity, SampleInfo, WriteOptions};
 pub use status::MatchStatus;
 pub use writer::Writer;

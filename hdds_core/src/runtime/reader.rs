@@ -202,6 +202,7 @@ impl ReaderShared {
                 reception_timestamp: now,
                 writer_guid: d.writer,
                 sequence_number: d.sn,
+                related_sample_identity: d.meta.related_sample_identity,
             },
         });
     }
