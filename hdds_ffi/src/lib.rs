@@ -16,7 +16,7 @@ pub mod ret;
 pub mod sample;
 
 pub use discovery::{HddsEndpointEvent, HddsParticipantEvent};
-pub use endpoint::{HddsEndpointOptions, HddsReader, HddsWriter};
+pub use endpoint::{HddsEndpointOptions, HddsReader, HddsWriteOptions, HddsWriter};
 pub use participant::{HddsParticipant, HddsParticipantConfig};
 pub use qos::HddsQos;
 pub use ret::HddsRet;
