@@ -21,6 +21,7 @@ pub mod wire;
 pub use error::{Error, Result};
 pub use qos::Qos;
 pub use runtime::{
-    GuardCondition, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, Reader, Sample, SampleInfo,
-    Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, Writer,
+    DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, MatchStatus, NetStats,
+    NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample, SampleIdentity, SampleInfo, Status,
+    StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
 };

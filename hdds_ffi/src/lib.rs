@@ -9,6 +9,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod condition;
+pub mod discovery;
 pub mod endpoint;
 pub mod participant;
 pub mod qos;
@@ -18,8 +19,9 @@ pub mod status;
 pub mod waitset;
 
 pub use condition::HddsGuardCondition;
-pub use endpoint::{HddsReader, HddsWriter};
-pub use participant::HddsParticipant;
+pub use discovery::{HddsEndpointEvent, HddsParticipantEvent};
+pub use endpoint::{HddsEndpointOptions, HddsReader, HddsWriteOptions, HddsWriter};
+pub use participant::{HddsParticipant, HddsParticipantConfig};
 pub use qos::HddsQos;
 pub use ret::HddsRet;
 pub use sample::{HddsSample, HddsSampleInfo};

@@ -10,6 +10,7 @@
 pub mod condition;
 mod deadline;
 pub mod events;
+pub mod discovery_events;
 mod guid_gen;
 mod listener;
 mod liveliness;
@@ -23,10 +24,11 @@ mod watchdog;
 pub mod writer;
 
 pub use condition::GuardCondition;
+pub use discovery_events::{DiscoveryEvent, DiscoveryListener, EndpointInfo, ParticipantInfo};
 pub use net::{NetStats, NetworkConfig};
-pub use participant::{Participant, ParticipantConfig};
+pub use participant::{EndpointOptions, Participant, ParticipantConfig};
 pub use reader::Reader;
-pub use sample::{Sample, SampleInfo};
+pub use sample::{Sample, SampleIdentity, SampleInfo, WriteOptions};
 pub use status::{MatchStatus, Status, StatusMask};
 pub use waitset::{Target, WaitEntry, WaitList, WaitSet};
 pub use writer::Writer;

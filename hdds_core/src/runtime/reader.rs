@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 use super::deadline::Deadline;
 use super::events::{run_listeners, DataListener, Events, StatusListener};
 use super::liveliness::count_writer;
+use super::discovery_events::{EndpointInfo, Graph};
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
 use super::net::{lock, Network};
-use super::participant::Participant;
+use super::participant::{EndpointOptions, Participant};
 use super::sample::{Sample, SampleInfo};
 use super::status::{
     qos_policy_id, single_status, MatchStatus, Status, StatusMask, READER_STATUSES, REQUESTED_INCOMPATIBLE_QOS,
@@ -36,6 +37,8 @@ use crate::wire::{EntityKind, Guid};
 pub struct Reader {
     shared: Arc<ReaderShared>,
     net: Option<Arc<Network>>,
+    /// Its participant's graph, told when the reader goes.
+    graph: Arc<Graph>,
 }
 
 pub(crate) struct ReaderShared {
@@ -43,6 +46,10 @@ pub(crate) struct ReaderShared {
     pub(crate) topic: TopicKey,
     pub(crate) type_name: String,
     pub(crate) qos: Qos,
+    /// USER_DATA, announced in SEDP.
+    pub(crate) user_data: Arc<[u8]>,
+    /// Not matched with the writers of its own participant.
+    pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
     /// Signalled whenever a sample is added.
     data_available: Condvar,
@@ -61,7 +68,13 @@ struct ReaderState {
 }
 
 impl Reader {
-    pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
+    pub(crate) fn new(
+        participant: &Participant,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Reader> {
         let guid = participant.new_entity_guid(EntityKind::UserReaderNoKey)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
@@ -78,6 +91,8 @@ impl Reader {
             topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
+            user_data: Arc::from(&options.user_data[..]),
+            ignore_local_participant: options.ignore_local_participant,
             state: Mutex::new(ReaderState { queue: VecDeque::new() }),
             data_available: Condvar::new(),
             port,
@@ -95,11 +110,26 @@ impl Reader {
             net.add_local_reader(&shared);
         }
         run_listeners();
-        Ok(Reader { shared, net })
+        Ok(Reader { shared, net, graph: Arc::clone(participant.graph()) })
     }
 
     pub fn guid(&self) -> Guid {
         self.shared.guid
+    }
+
+    /// The reader as discovery events describe it.
+    pub fn endpoint_info(&self) -> Arc<EndpointInfo> {
+        let s = &self.shared;
+        Arc::new(EndpointInfo {
+            guid: s.guid,
+            participant_guid: self.graph.me().guid,
+            vendor_id: self.graph.me().vendor_id,
+            is_reader: true,
+            topic_name: s.topic.name.clone(),
+            type_name: s.type_name.clone(),
+            qos: s.qos,
+            user_data: Arc::clone(&s.user_data),
+        })
     }
 
     pub fn qos(&self) -> &Qos {
@@ -180,6 +210,7 @@ impl Drop for Reader {
             net.remove_local_reader(&self.shared);
         }
         run_listeners();
+        self.graph.local_endpoint(self.endpoint_info(), false);
     }
 }
 
@@ -221,6 +252,7 @@ impl ReaderShared {
                 reception_timestamp: now,
                 writer_guid: d.writer,
                 sequence_number: d.sn,
+                related_sample_identity: d.meta.related_sample_identity,
             },
         });
     }

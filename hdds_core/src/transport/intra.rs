@@ -40,10 +40,11 @@ pub(crate) fn merger() -> &'static TopicMerger {
 }
 
 /// A writer and a reader match when their type names are equal and the offered QoS satisfies the
-/// requested one. A mismatch is no route; an incompatible QoS is also counted on both sides
-/// (OFFERED_ / REQUESTED_INCOMPATIBLE_QOS), as for remote endpoints.
+/// requested one, unless the reader ignores its own participant's writers. A mismatch is no route;
+/// an incompatible QoS is also counted on both sides (OFFERED_ / REQUESTED_INCOMPATIBLE_QOS), as
+/// for remote endpoints.
 fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
-    if w.type_name != r.type_name {
+    if w.type_name != r.type_name || (r.ignore_local_participant && w.guid.prefix == r.guid.prefix) {
         return false;
     }
     match Qos::offered_satisfies(&w.qos, &r.qos) {
