@@ -40,7 +40,8 @@ rmw_create_wait_set(rmw_context_t * context, size_t max_conditions)
 rmw_ret_t
 rmw_destroy_wait_set(rmw_wait_set_t * wait_set)
 {
-  RMW_CHECK_ARGUMENT_FOR_NULL(wait_set, RMW_RET_INVALID_ARGUMENT);
+  // RMW_RET_ERROR, not INVALID_ARGUMENT: what Humble's RMWs return and its API tests expect.
+  RMW_CHECK_ARGUMENT_FOR_NULL(wait_set, RMW_RET_ERROR);
   RMW_CHECK_TYPE_IDENTIFIERS_MATCH(
     wait_set, wait_set->implementation_identifier, rmw_hdds::kIdentifier,
     return RMW_RET_INCORRECT_RMW_IMPLEMENTATION);
