@@ -13,7 +13,7 @@ const T: &str = "hdds::test::Bytes_";
 const SAMPLE: &[u8] = &[0, 1, 0, 0, 42, 0, 0, 0];
 
 fn participant() -> Participant {
-    Participant::new(ParticipantConfig { domain_id: 8 }).unwrap()
+    Participant::new(ParticipantConfig { domain_id: 8, ..ParticipantConfig::default() }).unwrap()
 }
 
 #[test]

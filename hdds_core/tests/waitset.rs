@@ -12,7 +12,7 @@ const T: &str = "hdds::test::Bytes_";
 const SAMPLE: &[u8] = &[0, 1, 0, 0, 42, 0, 0, 0];
 
 fn participant() -> Participant {
-    Participant::new(ParticipantConfig { domain_id: 7 }).unwrap()
+    Participant::new(ParticipantConfig { domain_id: 7, ..ParticipantConfig::default() }).unwrap()
 }
 
 #[test]
