@@ -162,7 +162,7 @@ TEST_F(Events, DeadlineMissedOnBothSides)
   ASSERT_EQ(RMW_RET_OK, rmw_publisher_event_init(&offered, pub_, RMW_EVENT_OFFERED_DEADLINE_MISSED));
   ASSERT_EQ(
     RMW_RET_OK, rmw_subscription_event_init(&requested, sub_, RMW_EVENT_REQUESTED_DEADLINE_MISSED));
-  test_msgs__msg__BasicTypes msg;
+  test_msgs__msg__BasicTypes msg{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&msg));
   ASSERT_EQ(RMW_RET_OK, rmw_publish(pub_, &msg, nullptr));
   test_msgs__msg__BasicTypes__fini(&msg);
@@ -211,7 +211,7 @@ TEST_F(Events, NewMessageCallbackCountsSamplesFromBeforeAndAfter)
         size_t n = 0;
         return rmw_publisher_count_matched_subscriptions(pub_, &n) == RMW_RET_OK && n == 1;
       }));
-  test_msgs__msg__BasicTypes msg;
+  test_msgs__msg__BasicTypes msg{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&msg));
   ASSERT_EQ(RMW_RET_OK, rmw_publish(pub_, &msg, nullptr));
   ASSERT_EQ(RMW_RET_OK, rmw_publish(pub_, &msg, nullptr));

@@ -108,7 +108,7 @@ TEST(PubSub, RoundTripInOneContextCarriesTheMessageAndItsInfo)
   ASSERT_EQ(RMW_RET_OK, rmw_subscription_count_matched_publishers(sub, &pubs)) << take_error();
   EXPECT_EQ(1u, pubs);
 
-  test_msgs__msg__BasicTypes in, out;
+  test_msgs__msg__BasicTypes in{}, out{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&in));
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&out));
   in.int32_value = -123456;
@@ -162,7 +162,7 @@ TEST(PubSub, RoundTripAcrossTwoContexts)
   ASSERT_NE(nullptr, sub) << take_error();
   ASSERT_TRUE(wait_until([&]() {return matched(pub, 1);}));
 
-  test_msgs__msg__Strings in, out;
+  test_msgs__msg__Strings in{}, out{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__Strings__init(&in));
   ASSERT_TRUE(test_msgs__msg__Strings__init(&out));
   ASSERT_TRUE(rosidl_runtime_c__String__assign(&in.string_value, "Hello World: 1"));
@@ -196,7 +196,7 @@ TEST(PubSub, SerializedMessagesAndSequences)
   ASSERT_TRUE(wait_until([&]() {return matched(pub, 1);}));
 
   rcutils_allocator_t allocator = rcutils_get_default_allocator();
-  test_msgs__msg__BasicTypes msg;
+  test_msgs__msg__BasicTypes msg{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&msg));
   msg.int16_value = 7;
   rmw_serialized_message_t wire = rmw_get_zero_initialized_serialized_message();
@@ -290,7 +290,7 @@ TEST(PubSub, IgnoreLocalPublicationsDropsOnlyOurParticipantsSamples)
   ASSERT_NE(nullptr, sub) << take_error();
   ASSERT_TRUE(wait_until([&]() {return matched(remote_pub, 1);}));
 
-  test_msgs__msg__BasicTypes msg, out;
+  test_msgs__msg__BasicTypes msg{}, out{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&msg));
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&out));
   msg.int32_value = 1;
@@ -346,7 +346,7 @@ TEST(PubSub, ActualQosAndBadArguments)
 
   const char * id = pub->implementation_identifier;
   pub->implementation_identifier = "other_rmw";
-  test_msgs__msg__BasicTypes msg;
+  test_msgs__msg__BasicTypes msg{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&msg));
   EXPECT_EQ(RMW_RET_INCORRECT_RMW_IMPLEMENTATION, rmw_publish(pub, &msg, nullptr));
   rmw_reset_error();

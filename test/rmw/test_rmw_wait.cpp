@@ -153,7 +153,7 @@ TEST(WaitSet, SubscriptionsAreReadyWhileSamplesAreUnread)
   EXPECT_EQ(RMW_RET_TIMEOUT, w.wait(sub, nullptr, nullptr, &zero));
   EXPECT_EQ(nullptr, w.subs[0]);
 
-  test_msgs__msg__BasicTypes msg;
+  test_msgs__msg__BasicTypes msg{};  // __init leaves fields without defaults unset
   ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&msg));
   ASSERT_TRUE(
     rmw_test::wait_until(
