@@ -1,6 +1,7 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 #include "detail/service_endpoints.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <new>
 #include <string>
