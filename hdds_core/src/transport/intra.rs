@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use crate::discovery::MatchError;
 use crate::qos::Qos;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::writer::WriterShared;
@@ -39,9 +40,22 @@ pub(crate) fn merger() -> &'static TopicMerger {
 }
 
 /// A writer and a reader match when their type names are equal and the offered QoS satisfies the
-/// requested one. A mismatch is simply no route; statuses report it once the engine has them.
+/// requested one, unless the reader ignores its own participant's writers. A mismatch is no route;
+/// an incompatible QoS is also counted on both sides (OFFERED_ / REQUESTED_INCOMPATIBLE_QOS), as
+/// for remote endpoints.
 fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
-    w.type_name == r.type_name && Qos::offered_satisfies(&w.qos, &r.qos).is_ok()
+    if w.type_name != r.type_name || (r.ignore_local_participant && w.guid.prefix == r.guid.prefix) {
+        return false;
+    }
+    match Qos::offered_satisfies(&w.qos, &r.qos) {
+        Ok(()) => true,
+        Err(p) => {
+            let e = MatchError::IncompatibleQos(p.into());
+            w.record_mismatch(e);
+            r.record_mismatch(e);
+            false
+        }
+    }
 }
 
 impl TopicMerger {
