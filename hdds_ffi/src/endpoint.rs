@@ -197,6 +197,21 @@ pub extern "C" fn hdds_writer_has_matched_reader(
     })
 }
 
+/// Stores in *out whether the writer with GUID writer_guid (16 bytes; same-process or remote)
+/// delivers to the reader (mirror of hdds_writer_has_matched_reader). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_has_matched_writer(
+    reader: *const HddsReader,
+    writer_guid: *const u8,
+    out_matched: *mut bool,
+) -> HddsRet {
+    guard("hdds_reader_has_matched_writer", || {
+        let r = arg(reader, "reader")?;
+        let g = arg(writer_guid.cast::<[u8; 16]>(), "writer_guid")?;
+        out(out_matched, "out_matched", r.inner.has_matched_writer(Guid::from_bytes(g)))
+    })
+}
+
 /// Stores the number of readers the writer delivers to in *out_count. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_writer_matched_count(writer: *const HddsWriter, out_count: *mut usize) -> HddsRet {

@@ -367,6 +367,11 @@ impl WriterShared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether this writer delivers to the same-process or remote reader `reader`.
+    pub(crate) fn delivers_to(&self, reader: Guid) -> bool {
+        self.lock().has_matched_reader(reader)
+    }
+
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under
     /// the same lock as new writes, so it misses nothing and gets nothing twice.
     pub(crate) fn attach_reader(&self, reader: &Arc<ReaderShared>) {
