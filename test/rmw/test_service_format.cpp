@@ -1,6 +1,6 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
-// detail/service_format (and the discovered-endpoints table services read) against bytes cut from real traffic (/work/shared/captures, Debian 12,
+// detail/service_format against bytes cut from real traffic (/work/shared/captures, Debian 12,
 // Humble, Cyclone DDS 0.10.2 and Fast DDS 2.9.1):
 // - ros_cyclone_add_two_ints.pcap: demo_nodes_cpp add_two_ints over rmw_cyclonedds_cpp.
 //   Frame 68: the client's SEDP (USER_DATA clientid=), frame 69: the request (a=2, b=3),
@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "detail/discovered_endpoints.hpp"
 #include "detail/service_format.hpp"
 
 namespace
@@ -240,82 +239,3 @@ TEST(ServiceFormat, CycloneRequestIdIsWriterAndHeaderSequence)
 }
 }  // namespace
 
-namespace
-{
-using rmw_hdds::DiscoveredEndpoints;
-
-void add(
-  DiscoveredEndpoints & d, const char * guid_hex, bool is_reader, const char * topic,
-  const std::string & user_data, bool alive = true)
-{
-  const Guid g = guid(guid_hex);
-  Guid participant = g;
-  participant[12] = 0;
-  participant[13] = 0;
-  participant[14] = 1;
-  participant[15] = 0xc1;
-  d.update(
-    g, participant, {g[0], g[1]}, is_reader, topic,
-    reinterpret_cast<const uint8_t *>(user_data.data()), user_data.size(), alive);
-}
-
-TEST(DiscoveredEndpoints, RecordsVendorPairingAndTopic)
-{
-  DiscoveredEndpoints d;
-  // Frames 68 (Cyclone client) and 32/34 (Cyclone server) of ros_cyclone_add_two_ints.pcap.
-  add(d, "0110b642b249d897a437364500001503", false, "rq/add_two_intsRequest",
-    "clientid= 1.10.b6.42.b2.49.d8.97.a4.37.36.45.0.0.0.7;");
-  add(d, "0110b642b249d897a437364500001604", true, "rr/add_two_intsReply",
-    "clientid= 1.10.b6.42.b2.49.d8.97.a4.37.36.45.0.0.0.7;");
-  add(d, "01109621607ee89401b6c9ba00001404", true, "rq/add_two_intsRequest",
-    "serviceid= 1.10.96.21.60.7e.e8.94.1.b6.c9.ba.0.0.0.7;");
-  // A Fast DDS reader without USER_DATA.
-  add(d, "010f7f01f661b8e90000000000001204", true, "rr/add_two_intsReply", "");
-
-  DiscoveredEndpoints::Endpoint e;
-  ASSERT_TRUE(d.find(guid("0110b642b249d897a437364500001604"), &e));
-  EXPECT_TRUE(e.is_reader);
-  EXPECT_EQ(e.topic_name, "rr/add_two_intsReply");
-  EXPECT_EQ(e.client_id, " 1.10.b6.42.b2.49.d8.97.a4.37.36.45.0.0.0.7");
-  EXPECT_TRUE(e.service_id.empty());
-  EXPECT_EQ(e.vendor, sf::kVendorCyclone);
-  ASSERT_TRUE(d.find(guid("01109621607ee89401b6c9ba00001404"), &e));
-  EXPECT_EQ(e.service_id, " 1.10.96.21.60.7e.e8.94.1.b6.c9.ba.0.0.0.7");
-
-  std::vector<Guid> readers;
-  d.for_each_on_topic(
-    "rr/add_two_intsReply", true,
-    [&](const DiscoveredEndpoints::Endpoint & ep) {readers.push_back(ep.guid);});
-  EXPECT_EQ(2u, readers.size());
-  std::vector<Guid> writers;
-  d.for_each_on_topic(
-    "rr/add_two_intsReply", false,
-    [&](const DiscoveredEndpoints::Endpoint & ep) {writers.push_back(ep.guid);});
-  EXPECT_TRUE(writers.empty());
-
-  // Gone: forgotten everywhere; the vendor then comes from the GUID prefix.
-  add(d, "0110b642b249d897a437364500001604", true, "", "", false);
-  EXPECT_FALSE(d.contains(guid("0110b642b249d897a437364500001604")));
-  readers.clear();
-  d.for_each_on_topic(
-    "rr/add_two_intsReply", true,
-    [&](const DiscoveredEndpoints::Endpoint & ep) {readers.push_back(ep.guid);});
-  ASSERT_EQ(1u, readers.size());
-  EXPECT_EQ(readers[0], guid("010f7f01f661b8e90000000000001204"));
-  EXPECT_EQ(d.vendor_of(guid("0110b642b249d897a437364500001604")), sf::kVendorCyclone);
-}
-
-TEST(DiscoveredEndpoints, DiscoveryVendorWinsOverTheGuidPrefix)
-{
-  DiscoveredEndpoints d;
-  const Guid g = guid("c0a80001000000010000000100000103");  // a prefix without a vendor id
-  d.update(g, g, sf::kVendorCyclone, false, "rq/xRequest", nullptr, 0, true);
-  EXPECT_EQ(d.vendor_of(g), sf::kVendorCyclone);
-  // An endpoint reported again with other data replaces the old record (topic included).
-  d.update(g, g, sf::kVendorFastDds, false, "rq/yRequest", nullptr, 0, true);
-  EXPECT_EQ(d.vendor_of(g), sf::kVendorFastDds);
-  int on_x = 0;
-  d.for_each_on_topic("rq/xRequest", false, [&](const DiscoveredEndpoints::Endpoint &) {on_x++;});
-  EXPECT_EQ(0, on_x);
-}
-}  // namespace
