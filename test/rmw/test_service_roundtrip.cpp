@@ -6,68 +6,37 @@
 // context (one participant) and once across two contexts (two participants).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 
-#include "rcutils/allocator.h"
-#include "rcutils/strdup.h"
 #include "rmw/error_handling.h"
-#include "rmw/init.h"
-#include "rmw/init_options.h"
 #include "rmw/rmw.h"
+#include "rmw_test_fixtures.hpp"
 #include "rosidl_typesupport_cpp/service_type_support.hpp"
 #include "test_msgs/srv/basic_types.hpp"
 
 namespace
 {
+using rmw_test::take_error;
 using test_msgs::srv::BasicTypes;
 using namespace std::chrono_literals;
-
-std::string take_error()
-{
-  std::string msg = rmw_get_error_string().str;
-  rmw_reset_error();
-  return msg;
-}
 
 const rosidl_service_type_support_t * basic_types()
 {
   return rosidl_typesupport_cpp::get_service_type_support_handle<BasicTypes>();
 }
 
-// A context with one node, on a domain of its own (other tests may run on this host at once).
+// A context with one node (rmw_test_fixtures: loopback, a domain of this test process).
 struct RosContext
 {
-  rmw_init_options_t options = rmw_get_zero_initialized_init_options();
-  rmw_context_t context = rmw_get_zero_initialized_context();
-  rmw_node_t * node = nullptr;
-
-  void init(const char * node_name)
-  {
-    ASSERT_EQ(RMW_RET_OK, rmw_init_options_init(&options, rcutils_get_default_allocator()));
-    options.enclave = rcutils_strdup("/", rcutils_get_default_allocator());
-    options.domain_id = 100 + static_cast<size_t>(getpid()) % 100;
-    options.localhost_only = RMW_LOCALHOST_ONLY_ENABLED;
-    ASSERT_EQ(RMW_RET_OK, rmw_init(&options, &context)) << take_error();
-    node = rmw_create_node(&context, node_name, "/svc_test");
-    ASSERT_NE(nullptr, node) << take_error();
-  }
-  void fini()
-  {
-    if (node != nullptr) {
-      EXPECT_EQ(RMW_RET_OK, rmw_destroy_node(node)) << take_error();
-    }
-    if (context.implementation_identifier != nullptr) {
-      EXPECT_EQ(RMW_RET_OK, rmw_shutdown(&context)) << take_error();
-      EXPECT_EQ(RMW_RET_OK, rmw_context_fini(&context)) << take_error();
-    }
-    EXPECT_EQ(RMW_RET_OK, rmw_init_options_fini(&options)) << take_error();
-  }
+  rmw_test::Context context;
+  rmw_test::Node node;
+  explicit RosContext(const char * name)
+  : node(context, name, "/svc_test") {}
 };
 
 bool wait_until_available(rmw_node_t * node, rmw_client_t * client, std::chrono::seconds limit)
@@ -112,33 +81,31 @@ class ServiceRoundTrip : public ::testing::TestWithParam<bool>
 protected:
   void SetUp() override
   {
-    server_side.init("server");
+    server_side = std::make_unique<RosContext>("server");
+    ASSERT_NE(nullptr, server_side->node.get());
     if (GetParam()) {
-      client_side.init("client");
-      client_ctx = &client_side;
-    } else {
-      client_ctx = &server_side;
+      client_side = std::make_unique<RosContext>("client");
+      ASSERT_NE(nullptr, client_side->node.get());
     }
+    client_ctx = GetParam() ? client_side.get() : server_side.get();
   }
   void TearDown() override
   {
-    if (GetParam()) {
-      client_side.fini();
-    }
-    server_side.fini();
+    client_side.reset();
+    server_side.reset();
   }
 
   rmw_service_t * make_service(const char * name)
   {
     rmw_service_t * s = rmw_create_service(
-      server_side.node, basic_types(), name, &rmw_qos_profile_services_default);
+      server_side->node.get(), basic_types(), name, &rmw_qos_profile_services_default);
     EXPECT_NE(nullptr, s) << take_error();
     return s;
   }
   rmw_client_t * make_client(const char * name)
   {
     rmw_client_t * c = rmw_create_client(
-      client_ctx->node, basic_types(), name, &rmw_qos_profile_services_default);
+      client_ctx->node.get(), basic_types(), name, &rmw_qos_profile_services_default);
     EXPECT_NE(nullptr, c) << take_error();
     return c;
   }
@@ -146,14 +113,14 @@ protected:
   // Waits for the next request and takes it.
   void serve_one(rmw_service_t * service, BasicTypes::Request * got, rmw_service_info_t * info)
   {
-    ASSERT_TRUE(wait_for(&server_side.context, service, nullptr, 5000ms)) << "no request came";
+    ASSERT_TRUE(wait_for(server_side->context.get(), service, nullptr, 5000ms)) << "no request came";
     bool taken = false;
     ASSERT_EQ(RMW_RET_OK, rmw_take_request(service, info, got, &taken)) << take_error();
     ASSERT_TRUE(taken);
   }
 
-  RosContext server_side;
-  RosContext client_side;
+  std::unique_ptr<RosContext> server_side;
+  std::unique_ptr<RosContext> client_side;
   RosContext * client_ctx = nullptr;
 };
 
@@ -162,12 +129,12 @@ TEST_P(ServiceRoundTrip, RequestAndResponse)
   rmw_client_t * client = make_client("/add");
   ASSERT_NE(nullptr, client);
   bool available = true;
-  ASSERT_EQ(RMW_RET_OK, rmw_service_server_is_available(client_ctx->node, client, &available));
+  ASSERT_EQ(RMW_RET_OK, rmw_service_server_is_available(client_ctx->node.get(), client, &available));
   EXPECT_FALSE(available) << "no service exists yet";
 
   rmw_service_t * service = make_service("/add");
   ASSERT_NE(nullptr, service);
-  ASSERT_TRUE(wait_until_available(client_ctx->node, client, 10s));
+  ASSERT_TRUE(wait_until_available(client_ctx->node.get(), client, 10s));
 
   for (int64_t round = 1; round <= 3; round++) {
     BasicTypes::Request request;
@@ -192,7 +159,7 @@ TEST_P(ServiceRoundTrip, RequestAndResponse)
     ASSERT_EQ(RMW_RET_OK, rmw_send_response(service, &info.request_id, &response))
       << take_error();
 
-    ASSERT_TRUE(wait_for(&client_ctx->context, nullptr, client, 5000ms)) << "no response came";
+    ASSERT_TRUE(wait_for(client_ctx->context.get(), nullptr, client, 5000ms)) << "no response came";
     BasicTypes::Response reply;
     rmw_service_info_t reply_info{};
     bool taken = false;
@@ -206,19 +173,19 @@ TEST_P(ServiceRoundTrip, RequestAndResponse)
     EXPECT_FALSE(taken);
   }
 
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side.node, service)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side->node.get(), service)) << take_error();
   // The service is gone: no longer available (discovery of a local or same-process removal is
   // immediate).
   const auto end = std::chrono::steady_clock::now() + 5s;
   do {
-    ASSERT_EQ(RMW_RET_OK, rmw_service_server_is_available(client_ctx->node, client, &available));
+    ASSERT_EQ(RMW_RET_OK, rmw_service_server_is_available(client_ctx->node.get(), client, &available));
     if (!available) {
       break;
     }
     std::this_thread::sleep_for(10ms);
   } while (std::chrono::steady_clock::now() < end);
   EXPECT_FALSE(available);
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, client)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), client)) << take_error();
 }
 
 TEST_P(ServiceRoundTrip, EachClientGetsOnlyItsReplies)
@@ -227,8 +194,8 @@ TEST_P(ServiceRoundTrip, EachClientGetsOnlyItsReplies)
   rmw_client_t * a = make_client("/echo");
   rmw_client_t * b = make_client("/echo");
   ASSERT_TRUE(service && a && b);
-  ASSERT_TRUE(wait_until_available(client_ctx->node, a, 10s));
-  ASSERT_TRUE(wait_until_available(client_ctx->node, b, 10s));
+  ASSERT_TRUE(wait_until_available(client_ctx->node.get(), a, 10s));
+  ASSERT_TRUE(wait_until_available(client_ctx->node.get(), b, 10s));
 
   BasicTypes::Request ra;
   ra.string_value = "from a";
@@ -255,7 +222,7 @@ TEST_P(ServiceRoundTrip, EachClientGetsOnlyItsReplies)
       int got_count = 0;
       const auto end = std::chrono::steady_clock::now() + 5s;
       while (got_count < count && std::chrono::steady_clock::now() < end) {
-        if (!wait_for(&client_ctx->context, nullptr, c, 100ms)) {
+        if (!wait_for(client_ctx->context.get(), nullptr, c, 100ms)) {
           continue;
         }
         BasicTypes::Response reply;
@@ -279,9 +246,9 @@ TEST_P(ServiceRoundTrip, EachClientGetsOnlyItsReplies)
   drain(a, "from a", 1);
   drain(b, "from b", 2);
 
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, a));
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, b));
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side.node, service));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), a));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), b));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side->node.get(), service));
 }
 
 TEST_P(ServiceRoundTrip, CallbacksCountNewRequestsAndResponses)
@@ -289,12 +256,12 @@ TEST_P(ServiceRoundTrip, CallbacksCountNewRequestsAndResponses)
   rmw_service_t * service = make_service("/cb");
   rmw_client_t * client = make_client("/cb");
   ASSERT_TRUE(service && client);
-  ASSERT_TRUE(wait_until_available(client_ctx->node, client, 10s));
+  ASSERT_TRUE(wait_until_available(client_ctx->node.get(), client, 10s));
 
   BasicTypes::Request request;
   int64_t seq = 0;
   ASSERT_EQ(RMW_RET_OK, rmw_send_request(client, &request, &seq));
-  ASSERT_TRUE(wait_for(&server_side.context, service, nullptr, 5000ms));
+  ASSERT_TRUE(wait_for(server_side->context.get(), service, nullptr, 5000ms));
 
   // A request already waiting is reported when the callback is set, with its count.
   std::atomic<size_t> requests{0};
@@ -330,8 +297,8 @@ TEST_P(ServiceRoundTrip, CallbacksCountNewRequestsAndResponses)
   // Cleared callbacks are not called again.
   ASSERT_EQ(RMW_RET_OK, rmw_service_set_on_new_request_callback(service, nullptr, nullptr));
   ASSERT_EQ(RMW_RET_OK, rmw_client_set_on_new_response_callback(client, nullptr, nullptr));
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, client));
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side.node, service));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), client));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side->node.get(), service));
 }
 
 TEST_P(ServiceRoundTrip, ResponseToAClientThatLeftIsNotAnError)
@@ -339,20 +306,20 @@ TEST_P(ServiceRoundTrip, ResponseToAClientThatLeftIsNotAnError)
   rmw_service_t * service = make_service("/gone");
   rmw_client_t * client = make_client("/gone");
   ASSERT_TRUE(service && client);
-  ASSERT_TRUE(wait_until_available(client_ctx->node, client, 10s));
+  ASSERT_TRUE(wait_until_available(client_ctx->node.get(), client, 10s));
   BasicTypes::Request request;
   int64_t seq = 0;
   ASSERT_EQ(RMW_RET_OK, rmw_send_request(client, &request, &seq));
   BasicTypes::Request got;
   rmw_service_info_t info{};
   serve_one(service, &got, &info);
-  ASSERT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, client));
+  ASSERT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), client));
   BasicTypes::Response response;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(RMW_RET_OK, rmw_send_response(service, &info.request_id, &response)) << take_error();
   // Known gone at once: no 100 ms wait for its reader.
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 90ms);
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side.node, service));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side->node.get(), service));
 }
 
 TEST_P(ServiceRoundTrip, ActualQosIsTheRequestedProfile)
@@ -368,8 +335,8 @@ TEST_P(ServiceRoundTrip, ActualQosIsTheRequestedProfile)
   EXPECT_EQ(rmw_qos_profile_services_default.depth, q.depth);
   ASSERT_EQ(RMW_RET_OK, rmw_client_request_publisher_get_actual_qos(client, &q));
   EXPECT_EQ(RMW_QOS_POLICY_RELIABILITY_RELIABLE, q.reliability);
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, client));
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side.node, service));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), client));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side->node.get(), service));
 }
 
 TEST_P(ServiceRoundTrip, BadArguments)
@@ -377,10 +344,10 @@ TEST_P(ServiceRoundTrip, BadArguments)
   rmw_service_t * service = make_service("/bad");
   rmw_client_t * client = make_client("/bad");
   ASSERT_TRUE(service && client);
-  EXPECT_EQ(nullptr, rmw_create_service(server_side.node, basic_types(), "no/leading/slash",
+  EXPECT_EQ(nullptr, rmw_create_service(server_side->node.get(), basic_types(), "no/leading/slash",
     &rmw_qos_profile_services_default));
   EXPECT_NE(std::string::npos, take_error().find("name"));
-  EXPECT_EQ(nullptr, rmw_create_client(client_ctx->node, basic_types(), "/bad",
+  EXPECT_EQ(nullptr, rmw_create_client(client_ctx->node.get(), basic_types(), "/bad",
     &rmw_qos_profile_unknown));
   rmw_reset_error();
   BasicTypes::Response response;
@@ -390,16 +357,16 @@ TEST_P(ServiceRoundTrip, BadArguments)
   EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_send_request(client, nullptr, &seq));
   rmw_reset_error();
   bool available;
-  EXPECT_EQ(RMW_RET_ERROR, rmw_service_server_is_available(client_ctx->node, client, nullptr));
+  EXPECT_EQ(RMW_RET_ERROR, rmw_service_server_is_available(client_ctx->node.get(), client, nullptr));
   rmw_reset_error();
   const char * real = client->implementation_identifier;
   client->implementation_identifier = "other";
   EXPECT_EQ(RMW_RET_INCORRECT_RMW_IMPLEMENTATION,
-    rmw_service_server_is_available(client_ctx->node, client, &available));
+    rmw_service_server_is_available(client_ctx->node.get(), client, &available));
   client->implementation_identifier = real;
   rmw_reset_error();
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node, client));
-  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side.node, service));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(client_ctx->node.get(), client));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(server_side->node.get(), service));
 }
 
 INSTANTIATE_TEST_SUITE_P(

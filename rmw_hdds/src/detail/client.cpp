@@ -47,12 +47,9 @@ Client * Client::create(
 void Client::collect_targets()
 {
   targets_.clear();
-  const DiscoveredEndpoints & discovered = endpoints_->discovered();
-  discovered.for_each_on_topic(
-    endpoints_->written_topic(), true, [this](const DiscoveredEndpoints::Endpoint & ep) {
-      targets_.push_back(Target{ep.guid, sf::format_of_vendor(ep.vendor)});
-    });
-  // Matching is the engine's: checked outside the discovered endpoints' lock.
+  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+    targets_.push_back(Target{ep.guid, sf::format_of_vendor(ep.vendor_id)});
+  }
   size_t kept = 0;
   for (const Target & t : targets_) {
     if (endpoints_->writer_matches(t.reader)) {
@@ -182,7 +179,7 @@ rmw_ret_t Client::take_response(rmw_service_info_t * info, void * ros_response, 
       }
       ret = type.deserialize(data, len, ros_response);
     } else if (
-      sf::format_of_vendor(endpoints_->discovered().vendor_of(writer)) ==
+      sf::format_of_vendor(endpoints_->vendor_of(writer)) ==
       sf::Format::kCycloneHeader)
     {
       sf::CycloneHeader header;
@@ -219,15 +216,12 @@ bool Client::server_is_available() const
   };
   std::vector<Seen> readers;
   std::vector<Seen> writers;
-  const DiscoveredEndpoints & discovered = endpoints_->discovered();
-  discovered.for_each_on_topic(
-    endpoints_->written_topic(), true, [&](const DiscoveredEndpoints::Endpoint & ep) {
-      readers.push_back({ep.guid, ep.service_id});
-    });
-  discovered.for_each_on_topic(
-    endpoints_->read_topic(), false, [&](const DiscoveredEndpoints::Endpoint & ep) {
-      writers.push_back({ep.guid, ep.service_id});
-    });
+  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+    readers.push_back({ep.guid, ServiceEndpoints::pairing_id(ep, sf::kServiceIdKey)});
+  }
+  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->read_topic(), false)) {
+    writers.push_back({ep.guid, ServiceEndpoints::pairing_id(ep, sf::kServiceIdKey)});
+  }
   for (const Seen & r : readers) {
     if (!endpoints_->writer_matches(r.guid)) {
       continue;

@@ -68,7 +68,7 @@ rmw_ret_t Service::take_request(rmw_service_info_t * info, void * ros_request, b
   const MessageTypeSupport & type = endpoints_->read_type();
   rmw_request_id_t id;
   if (!si.has_related_sample_identity &&
-    sf::format_of_vendor(endpoints_->discovered().vendor_of(writer)) == sf::Format::kCycloneHeader)
+    sf::format_of_vendor(endpoints_->vendor_of(writer)) == sf::Format::kCycloneHeader)
   {
     sf::CycloneHeader header;
     if (!sf::read_cyclone_header(data, len, &header)) {
@@ -110,20 +110,19 @@ rmw_ret_t Service::take_request(rmw_service_info_t * info, void * ros_request, b
 
 void Service::remember_cyclone_client(const Guid & writer, uint64_t handle)
 {
-  DiscoveredEndpoints::Endpoint ep;
-  const bool known = endpoints_->discovered().find(writer, &ep);
+  const auto ep = endpoints_->endpoint(writer);
   std::lock_guard<std::mutex> lock(requesters_mutex_);
   auto it = cyclone_clients_.find(writer);
   if (it == cyclone_clients_.end()) {
     // A new requester: forget those that left, so the table follows the live clients.
     for (auto i = cyclone_clients_.begin(); i != cyclone_clients_.end(); ) {
-      i = endpoints_->discovered().contains(i->first) ? std::next(i) : cyclone_clients_.erase(i);
+      i = endpoints_->is_known(i->first) ? std::next(i) : cyclone_clients_.erase(i);
     }
     it = cyclone_clients_.emplace(writer, CycloneClient{}).first;
   }
   it->second.client_handle = handle;
-  if (known) {
-    it->second.client_id = ep.client_id;
+  if (ep) {
+    it->second.client_id = ServiceEndpoints::pairing_id(*ep, sf::kClientIdKey);
   }
 }
 
@@ -132,7 +131,7 @@ void Service::remember_requester(const Guid & reply_reader, const Guid & request
   std::lock_guard<std::mutex> lock(requesters_mutex_);
   if (requesters_.count(reply_reader) == 0) {
     for (auto i = requesters_.begin(); i != requesters_.end(); ) {
-      i = endpoints_->discovered().contains(i->second) ? std::next(i) : requesters_.erase(i);
+      i = endpoints_->is_known(i->second) ? std::next(i) : requesters_.erase(i);
     }
   }
   requesters_[reply_reader] = request_writer;
@@ -141,17 +140,17 @@ void Service::remember_requester(const Guid & reply_reader, const Guid & request
 Service::Requester Service::find_cyclone_reader(
   const Guid & writer, const CycloneClient & client, Guid * reader)
 {
-  const DiscoveredEndpoints & discovered = endpoints_->discovered();
-  if (!discovered.contains(writer)) {
+  if (!endpoints_->is_known(writer)) {
     return Requester::kGone;
   }
   std::vector<Guid> candidates;
-  discovered.for_each_on_topic(
-    endpoints_->written_topic(), true, [&](const DiscoveredEndpoints::Endpoint & ep) {
-      if (ep.client_id == client.client_id && same_participant(ep.guid.data(), writer.data())) {
-        candidates.push_back(ep.guid);
-      }
-    });
+  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+    if (same_participant(ep.guid.data(), writer.data()) &&
+      ServiceEndpoints::pairing_id(ep, sf::kClientIdKey) == client.client_id)
+    {
+      candidates.push_back(ep.guid);
+    }
+  }
   for (const Guid & c : candidates) {
     if (endpoints_->writer_matches(c)) {
       *reader = c;
@@ -211,7 +210,7 @@ Service::Requester Service::route_reply(const rmw_request_id_t & id, ReplyRoute 
     if (endpoints_->writer_matches(named)) {
       return Requester::kPresent;
     }
-    if (writer_known && !endpoints_->discovered().contains(writer)) {
+    if (writer_known && !endpoints_->is_known(writer)) {
       return Requester::kGone;
     }
     if (std::chrono::steady_clock::now() >= deadline) {

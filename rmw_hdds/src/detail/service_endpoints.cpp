@@ -136,9 +136,32 @@ ServiceEndpoints::~ServiceEndpoints()
   writer_.reset();
 }
 
-const DiscoveredEndpoints & ServiceEndpoints::discovered() const
+service_format::VendorId ServiceEndpoints::vendor_of(const Guid & guid) const
 {
-  return node_.context().graph().discovered_endpoints();
+  const auto ep = node_.context().graph().endpoint(guid.data());
+  return ep ? ep->vendor_id : service_format::vendor_of_guid(guid);
+}
+
+bool ServiceEndpoints::is_known(const Guid & guid) const
+{
+  return endpoint(guid).has_value();
+}
+
+std::optional<DiscoveredEndpoint> ServiceEndpoints::endpoint(const Guid & guid) const
+{
+  return node_.context().graph().endpoint(guid.data());
+}
+
+std::string ServiceEndpoints::pairing_id(const DiscoveredEndpoint & endpoint, const char * key)
+{
+  return service_format::user_data_value(endpoint.user_data.data(), endpoint.user_data.size(), key)
+         .value_or("");
+}
+
+std::vector<DiscoveredEndpoint> ServiceEndpoints::endpoints_on_topic(
+  const std::string & topic, bool readers) const
+{
+  return node_.context().graph().endpoints_on_topic(topic, readers);
 }
 
 rmw_ret_t ServiceEndpoints::take(SampleHandle * out) const

@@ -13,9 +13,11 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "detail/discovered_endpoints.hpp"
+#include "detail/graph.hpp"
 #include "detail/hdds_handle.hpp"
 #include "detail/service_format.hpp"
 #include "detail/type_support.hpp"
@@ -54,7 +56,17 @@ public:
   const MessageTypeSupport & read_type() const {return read_type_;}
   // The QoS both endpoints really have.
   const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
-  const DiscoveredEndpoints & discovered() const;
+
+  // What the context's discovery knows (rmw-core's Graph), as services need it.
+  // The vendor of an endpoint's participant: discovery's, else the one its GUID prefix names.
+  service_format::VendorId vendor_of(const Guid & guid) const;
+  // True while discovery knows the endpoint alive (ours and remote ones).
+  bool is_known(const Guid & guid) const;
+  std::optional<DiscoveredEndpoint> endpoint(const Guid & guid) const;
+  // The value of "clientid=" (or "serviceid=", `key`) in the endpoint's USER_DATA; "" if none.
+  static std::string pairing_id(const DiscoveredEndpoint & endpoint, const char * key);
+  // The alive readers (or writers) of a DDS topic.
+  std::vector<DiscoveredEndpoint> endpoints_on_topic(const std::string & topic, bool readers) const;
 
   // The next sample of the reader; *out stays empty when none is waiting (RMW_RET_OK).
   rmw_ret_t take(SampleHandle * out) const;
