@@ -223,7 +223,9 @@ bool Client::server_is_available() const
     writers.push_back({ep.guid, ServiceEndpoints::pairing_id(ep, sf::kServiceIdKey)});
   }
   for (const Seen & r : readers) {
-    if (!endpoints_->writer_matches(r.guid)) {
+    // The service's reader must know our writer: a request written before it does would be
+    // dropped (Cyclone's volatile readers even skip it once they learn of the writer).
+    if (!endpoints_->writer_known_by(r.guid)) {
       continue;
     }
     for (const Seen & w : writers) {

@@ -63,9 +63,10 @@ public:
 
   rmw_ret_t send_request(const void * ros_request, int64_t * sequence_id);
   rmw_ret_t take_response(rmw_service_info_t * info, void * ros_response, bool * taken);
-  // A service is available when a request reader that our request writer has matched and a
-  // reply writer that our reply reader has matched belong to one service: the same serviceid=
-  // in their USER_DATA (rmw_cyclonedds_cpp, rmw_hdds), else the same participant (rmw_fastrtps_cpp).
+  // A service is available when a request reader that knows our request writer (matched, and
+  // for a remote reliable reader, has sent it an ACKNACK) and a reply writer that our reply reader
+  // has matched belong to one service: the same serviceid= in their USER_DATA
+  // (rmw_cyclonedds_cpp, rmw_hdds), else the same participant (rmw_fastrtps_cpp).
   bool server_is_available() const;
   rmw_ret_t set_on_new_response_callback(rmw_event_callback_t callback, const void * user_data)
   {

@@ -187,6 +187,13 @@ bool ServiceEndpoints::writer_matches(const Guid & reader) const
          matched;
 }
 
+bool ServiceEndpoints::writer_known_by(const Guid & reader) const
+{
+  bool known = false;
+  return hdds_writer_is_known_by_reader(writer_.get(), reader.data(), &known) == HDDS_RET_OK &&
+         known;
+}
+
 bool ServiceEndpoints::reader_matches(const Guid & writer) const
 {
   bool matched = false;

@@ -73,6 +73,10 @@ public:
 
   // True if the writer delivers to this reader (local or remote).
   bool writer_matches(const Guid & reader) const;
+  // True if the writer delivers to this reader and the reader knows the writer (a remote
+  // reliable reader has sent an ACKNACK): what is written now will not be dropped as coming from
+  // an unknown writer.
+  bool writer_known_by(const Guid & reader) const;
   // True if the reader accepts samples of this writer.
   bool reader_matches(const Guid & writer) const;
 
