@@ -12,9 +12,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::deadline::Deadline;
+use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, DataListener, Events, StatusListener};
 use super::liveliness::count_writer;
-use super::discovery_events::{EndpointInfo, Graph};
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
 use super::net::{lock, Network};
@@ -167,6 +167,12 @@ impl Reader {
     pub fn matched_writer_count(&self) -> usize {
         let remote = self.shared.port.as_ref().map_or(0, |p| lock(p).matched_count());
         self.shared.intra_writers.load(Ordering::Relaxed) + remote
+    }
+
+    /// Whether `writer` (same-process or remote) delivers to this reader.
+    pub fn has_matched_writer(&self, writer: Guid) -> bool {
+        self.shared.port.as_ref().is_some_and(|p| lock(p).is_matched(writer))
+            || intra::merger().writer_delivers_to(&self.shared.topic, writer, self.shared.guid)
     }
 
     /// Remote writers on this topic that did not match, and why.
