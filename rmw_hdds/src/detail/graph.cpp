@@ -238,6 +238,7 @@ void Graph::trigger_guards()
 
 void Graph::take_discovery_info()
 {
+  std::lock_guard<std::mutex> lock(info_mutex_);
   rmw_dds_common::msg::ParticipantEntitiesInfo msg;
   for (;;) {
     HddsSample * raw = nullptr;
