@@ -85,6 +85,8 @@ pub struct NetStats {
     /// Participants ignored: other domain or tag, or in this process (served without sockets).
     pub ignored_participants: u64,
     pub participants_discovered: u64,
+    /// Our announcement sent by unicast to one participant in answer to its own.
+    pub spdp_answers: u64,
     pub participants_lost_by_lease: u64,
     pub participants_disposed: u64,
 }
@@ -106,6 +108,7 @@ pub(crate) struct Counters {
     refused_destinations: AtomicU64,
     ignored_participants: AtomicU64,
     participants_discovered: AtomicU64,
+    spdp_answers: AtomicU64,
     participants_lost_by_lease: AtomicU64,
     participants_disposed: AtomicU64,
 }
@@ -288,6 +291,7 @@ impl Network {
             refused_destinations: g(&c.refused_destinations),
             ignored_participants: g(&c.ignored_participants),
             participants_discovered: g(&c.participants_discovered),
+            spdp_answers: g(&c.spdp_answers),
             participants_lost_by_lease: g(&c.participants_lost_by_lease),
             participants_disposed: g(&c.participants_disposed),
         }
