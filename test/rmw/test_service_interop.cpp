@@ -286,6 +286,58 @@ TEST_P(ServiceInterop, TheirClientCallsHddsServer)
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_service(node.get(), service)) << take_error();
 }
 
+// A Cyclone DDS server and a Fast DDS server of one name at once: each gets the request once, in
+// its own format, and both answers come back under the request's sequence id.
+TEST(ServiceInteropMixed, OneRequestToServersOfBothFormats)
+{
+  Child cyclone("add_two_ints_server", "rmw_cyclonedds_cpp");
+  Child fastdds("add_two_ints_server", "rmw_fastrtps_cpp");
+  ASSERT_TRUE(cyclone.started() && fastdds.started());
+  rmw_test::Context context;
+  rmw_test::Node node(context, "hdds_add_two_ints_client");
+  ASSERT_NE(nullptr, node.get());
+  rmw_client_t * client =
+    rmw_create_client(node.get(), add_two_ints(), "/add_two_ints", &rmw_qos_profile_services_default);
+  ASSERT_NE(nullptr, client) << take_error();
+  ASSERT_TRUE(
+    rmw_test::wait_until(
+      [&] {
+        bool available = false;
+        EXPECT_EQ(RMW_RET_OK, rmw_service_server_is_available(node.get(), client, &available));
+        return available;
+      }, 30000ms));
+  // Available means one server is ready; loopback discovery of the other ends well within this.
+  std::this_thread::sleep_for(2s);
+
+  AddTwoInts::Request request;
+  request.a = 7;
+  request.b = 8;
+  int64_t sequence_id = 0;
+  ASSERT_EQ(RMW_RET_OK, rmw_send_request(client, &request, &sequence_id)) << take_error();
+  int answers = 0;
+  const auto end = std::chrono::steady_clock::now() + 10s;
+  while (answers < 2 && std::chrono::steady_clock::now() < end) {
+    if (!wait_for_entity(context.get(), nullptr, client)) {
+      continue;
+    }
+    AddTwoInts::Response response;
+    rmw_service_info_t info{};
+    bool taken = false;
+    ASSERT_EQ(RMW_RET_OK, rmw_take_response(client, &info, &response, &taken)) << take_error();
+    if (taken) {
+      EXPECT_EQ(sequence_id, info.request_id.sequence_number);
+      EXPECT_EQ(15, response.sum);
+      answers++;
+    }
+  }
+  EXPECT_EQ(2, answers);
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_client(node.get(), client)) << take_error();
+  cyclone.stop();
+  fastdds.stop();
+  EXPECT_EQ(1u, count_of(cyclone.output(), "Incoming request")) << cyclone.output();
+  EXPECT_EQ(1u, count_of(fastdds.output(), "Incoming request")) << fastdds.output();
+}
+
 INSTANTIATE_TEST_SUITE_P(
   Vendors, ServiceInterop, ::testing::Values("rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"),
   [](const ::testing::TestParamInfo<const char *> & p) {return std::string(p.param);});
