@@ -21,5 +21,6 @@ pub mod wire;
 pub use error::{Error, Result};
 pub use qos::Qos;
 pub use runtime::{
-    MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, Reader, Sample, SampleInfo, Writer,
+    InstanceState, KeyHash, KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, Reader,
+    Sample, SampleInfo, Writer,
 };

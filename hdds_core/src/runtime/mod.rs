@@ -6,6 +6,7 @@
 //! and one timer thread ([`net`]); docs/engine.md describes the whole model.
 
 mod guid_gen;
+pub mod instances;
 pub(crate) mod net;
 pub mod participant;
 pub mod reader;
@@ -13,6 +14,7 @@ pub mod sample;
 pub mod status;
 pub mod writer;
 
+pub use instances::{InstanceState, KeyHash, KeyHashFn};
 pub use net::{NetStats, NetworkConfig};
 pub use participant::{Participant, ParticipantConfig};
 pub use reader::Reader;

@@ -131,21 +131,23 @@ impl Participant {
         Ok(Guid::new(self.inner.prefix, EntityId::user(key, kind)))
     }
 
-    /// Creates a writer of serialized samples of `type_name` on `topic_name`.
+    /// Creates a writer of serialized samples of `type_name` on `topic_name` (keyless; keyed topics:
+    /// [`Participant::create_keyed_writer`]).
     pub fn create_writer(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
         check_names(topic_name, type_name)?;
-        Writer::new(self, topic_name, type_name, qos)
+        Writer::new(self, topic_name, type_name, qos, false)
     }
 
-    /// Creates a reader of serialized samples of `type_name` on `topic_name`.
+    /// Creates a reader of serialized samples of `type_name` on `topic_name` (keyless; keyed topics:
+    /// [`Participant::create_keyed_reader`]).
     pub fn create_reader(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
         check_names(topic_name, type_name)?;
-        Reader::new(self, topic_name, type_name, qos)
+        Reader::new(self, topic_name, type_name, qos, None)
     }
 }
 
 /// RTPS carries names as CDR strings (no interior NUL) and DDS forbids empty ones.
-fn check_names(topic_name: &str, type_name: &str) -> Result<()> {
+pub(crate) fn check_names(topic_name: &str, type_name: &str) -> Result<()> {
     for (what, name) in [("topic name", topic_name), ("type name", type_name)] {
         if name.is_empty() {
             return Err(Error::bad_argument(format!("the {what} is empty")));

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::instances::{self, InstanceState, WriteChange};
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
 use super::net::Network;
@@ -62,8 +63,15 @@ struct WriterState {
 }
 
 impl Writer {
-    pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
-        let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
+    pub(crate) fn new(
+        participant: &Participant,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        keyed: bool,
+    ) -> Result<Writer> {
+        let kind = if keyed { EntityKind::UserWriterWithKey } else { EntityKind::UserWriterNoKey };
+        let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
             let mut cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
@@ -99,13 +107,19 @@ impl Writer {
     /// to max_blocking_time for remote readers to acknowledge, then fails with
     /// [`ErrorKind::Timeout`].
     pub fn write(&self, payload: &[u8]) -> Result<i64> {
+        self.write_change(payload, WriteChange::default())
+    }
+
+    /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
+    /// (`payload` is then the serialized key; see [`super::instances`]).
+    pub(crate) fn write_change(&self, payload: &[u8], change: WriteChange) -> Result<i64> {
         let data: Arc<[u8]> = Arc::from(payload);
         let now_ts = time::now();
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
         let sn = match &self.net {
             Some(net) if st.net.is_some() => {
-                let (guard, sn) = self.write_rtps(net, st, &data, now_ts, &mut out)?;
+                let (guard, sn) = self.write_rtps(net, st, &data, now_ts, change, &mut out)?;
                 st = guard;
                 sn
             }
@@ -119,18 +133,17 @@ impl Writer {
                 reception_timestamp: now_ts,
                 writer_guid: self.shared.guid,
                 sequence_number: sn,
+                key_hash: change.key_hash,
+                instance_state: InstanceState::after(change.status),
+                valid_data: change.status.is_alive(),
             },
         };
         for reader in &st.matched {
             reader.deliver(sample.clone());
         }
         if self.shared.qos.durability == Durability::TransientLocal {
-            if let Some(depth) = self.shared.qos.depth() {
-                if st.history.len() == depth {
-                    st.history.pop_front();
-                }
-            }
-            st.history.push_back(sample);
+            let keyed = self.shared.guid.entity_id.is_keyed();
+            instances::admit(&mut st.history, keyed, self.shared.qos.depth(), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.rtps.next_deadline());
         drop(st);
@@ -148,9 +161,15 @@ impl Writer {
         mut st: MutexGuard<'a, WriterState>,
         data: &Arc<[u8]>,
         now_ts: i64,
+        change: WriteChange,
         out: &mut Outbox,
     ) -> Result<(MutexGuard<'a, WriterState>, i64)> {
-        let meta = SampleMeta { source_timestamp: Some(now_ts), ..SampleMeta::default() };
+        let meta = SampleMeta {
+            source_timestamp: Some(now_ts),
+            key_hash: change.key_hash,
+            status_info: change.status.0,
+            ..SampleMeta::default()
+        };
         let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         loop {
             let now = Instant::now();

@@ -38,10 +38,13 @@ pub(crate) fn merger() -> &'static TopicMerger {
     MERGER.get_or_init(|| TopicMerger { routes: Mutex::new(HashMap::new()) })
 }
 
-/// A writer and a reader match when their type names are equal and the offered QoS satisfies the
-/// requested one. A mismatch is simply no route; statuses report it once the engine has them.
+/// A writer and a reader match when their type names are equal, both are keyed or both keyless,
+/// and the offered QoS satisfies the requested one. A mismatch is simply no route; statuses report
+/// it once the engine has them.
 fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
-    w.type_name == r.type_name && Qos::offered_satisfies(&w.qos, &r.qos).is_ok()
+    w.type_name == r.type_name
+        && w.guid.entity_id.is_keyed() == r.guid.entity_id.is_keyed()
+        && Qos::offered_satisfies(&w.qos, &r.qos).is_ok()
 }
 
 impl TopicMerger {
