@@ -25,7 +25,7 @@ use super::sample::{Sample, SampleInfo};
 use super::status::MatchStatus;
 use crate::discovery::MatchError;
 use crate::error::{Error, ErrorKind, Result};
-use crate::qos::{Durability, Qos};
+use crate::qos::{Durability, Qos, Reliability};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
@@ -148,7 +148,11 @@ impl Writer {
         let next = st.net.as_ref().and_then(|p| p.rtps.next_deadline());
         drop(st);
         if let Some(net) = &self.net {
-            net.flush(&mut out);
+            if self.shared.qos.reliability == Reliability::BestEffort {
+                net.flush_paced(&mut out);
+            } else {
+                net.flush(&mut out);
+            }
             net.timer.schedule(next);
         }
         Ok(sn)
