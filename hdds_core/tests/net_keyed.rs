@@ -84,7 +84,7 @@ fn keyed_and_keyless_endpoints_do_not_match() {
     assert_eq!(w.matched_reader_count(), 1, "only the keyed reader");
     assert_eq!(r.matched_writer_count(), 0);
     // Same process: no route between a keyed writer and a keyless reader either.
-    let p = Participant::new(ParticipantConfig { domain_id: 161 }).unwrap();
+    let p = Participant::new(ParticipantConfig { domain_id: 161, ..Default::default() }).unwrap();
     let w2 = p.create_keyed_writer("t/kind2", T, q).unwrap();
     let _r2 = p.create_reader("t/kind2", T, q).unwrap();
     assert_eq!(w2.matched_reader_count(), 0);
@@ -103,7 +103,7 @@ fn keep_last_is_per_instance_in_process_and_over_udp() {
         ..Qos::default()
     };
     // In process: a late-joining TRANSIENT_LOCAL reader gets the last 2 samples of each instance.
-    let p = Participant::new(ParticipantConfig { domain_id: 162 }).unwrap();
+    let p = Participant::new(ParticipantConfig { domain_id: 162, ..Default::default() }).unwrap();
     let w = p.create_keyed_writer("t/last", T, q).unwrap();
     for n in 0..9u32 {
         w.write_keyed(&sample(n % 3, n), hash(n % 3)).unwrap();

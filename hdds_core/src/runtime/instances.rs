@@ -23,9 +23,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::participant::Participant;
+use super::participant::{EndpointOptions, Participant};
 use super::reader::Reader;
-use super::sample::Sample;
+use super::sample::{Sample, WriteOptions};
 use super::writer::Writer;
 use crate::discovery::inline_qos::StatusInfo;
 use crate::error::{Error, Result};
@@ -125,8 +125,7 @@ impl Participant {
     /// Creates a writer of a keyed topic: every sample names its instance by key hash
     /// ([`Writer::write_keyed`]), and instances can be disposed or unregistered.
     pub fn create_keyed_writer(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
-        super::participant::check_names(topic_name, type_name)?;
-        Writer::new(self, topic_name, type_name, qos, true)
+        self.new_writer(topic_name, type_name, qos, &EndpointOptions::default(), true)
     }
 
     /// Creates a reader of a keyed topic. KEEP_LAST applies per instance, and disposals and
@@ -140,8 +139,7 @@ impl Participant {
         qos: Qos,
         key_hash_of: Option<KeyHashFn>,
     ) -> Result<Reader> {
-        super::participant::check_names(topic_name, type_name)?;
-        Reader::new(self, topic_name, type_name, qos, Some(ReaderKeys::new(key_hash_of)))
+        self.new_reader(topic_name, type_name, qos, &EndpointOptions::default(), Some(ReaderKeys::new(key_hash_of)))
     }
 }
 
@@ -157,7 +155,11 @@ impl Writer {
         if !self.is_keyed() {
             return Err(not_keyed("write_keyed", self.guid()));
         }
-        self.write_change(payload, WriteChange { key_hash: Some(key_hash), status: StatusInfo::ALIVE })
+        self.write_change(
+            payload,
+            &WriteOptions::default(),
+            WriteChange { key_hash: Some(key_hash), status: StatusInfo::ALIVE },
+        )
     }
 
     /// Disposes the instance `key_hash`. `serialized_key` (encapsulation header, then the key
@@ -166,7 +168,11 @@ impl Writer {
         if !self.is_keyed() {
             return Err(not_keyed("dispose", self.guid()));
         }
-        self.write_change(serialized_key, WriteChange { key_hash: Some(key_hash), status: StatusInfo::DISPOSED })
+        self.write_change(
+            serialized_key,
+            &WriteOptions::default(),
+            WriteChange { key_hash: Some(key_hash), status: StatusInfo::DISPOSED },
+        )
     }
 
     /// Unregisters the instance `key_hash` (this writer stops updating it), as [`Writer::dispose`].
@@ -174,7 +180,11 @@ impl Writer {
         if !self.is_keyed() {
             return Err(not_keyed("unregister", self.guid()));
         }
-        self.write_change(serialized_key, WriteChange { key_hash: Some(key_hash), status: StatusInfo::UNREGISTERED })
+        self.write_change(
+            serialized_key,
+            &WriteOptions::default(),
+            WriteChange { key_hash: Some(key_hash), status: StatusInfo::UNREGISTERED },
+        )
     }
 }
 

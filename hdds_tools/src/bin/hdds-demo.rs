@@ -76,7 +76,7 @@ impl Opts {
 
     fn network_participant(&self) -> Participant {
         let net = NetworkConfig { domain_tag: self.tag.clone(), ..NetworkConfig::localhost() };
-        Participant::with_network(ParticipantConfig { domain_id: self.domain_id }, net)
+        Participant::with_network(ParticipantConfig { domain_id: self.domain_id, ..Default::default() }, net)
             .unwrap_or_else(|e| hdds_tools::usage_error(&e.to_string()))
     }
 }
@@ -273,7 +273,7 @@ fn subscriber(o: &Opts) -> ExitCode {
 
 /// Both sides in this process, through the same-process path.
 fn threads(o: &Opts) -> ExitCode {
-    let participant = match Participant::new(ParticipantConfig { domain_id: o.domain_id }) {
+    let participant = match Participant::new(ParticipantConfig { domain_id: o.domain_id, ..Default::default() }) {
         Ok(p) => p,
         Err(e) => hdds_tools::usage_error(&e.to_string()),
     };

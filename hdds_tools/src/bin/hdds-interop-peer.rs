@@ -65,11 +65,13 @@ fn main() -> ExitCode {
     };
     install_signal_handlers();
     let deadline = Instant::now() + o.timeout;
-    let participant =
-        match Participant::with_network(ParticipantConfig { domain_id: o.domain }, NetworkConfig::localhost()) {
-            Ok(p) => p,
-            Err(e) => return fail(&format!("cannot create the participant: {e}")),
-        };
+    let participant = match Participant::with_network(
+        ParticipantConfig { domain_id: o.domain, ..Default::default() },
+        NetworkConfig::localhost(),
+    ) {
+        Ok(p) => p,
+        Err(e) => return fail(&format!("cannot create the participant: {e}")),
+    };
     let qos = Qos {
         reliability: if o.reliable { Reliability::Reliable } else { Reliability::BestEffort },
         durability: if o.transient_local { Durability::TransientLocal } else { Durability::Volatile },
