@@ -28,10 +28,9 @@ rmw_get_serialization_format(void)
 bool
 rmw_feature_supported(rmw_feature_t feature)
 {
-  // Publication and reception sequence numbers in rmw_message_info_t come with the RMW layer;
-  // until then the honest answer is "no".
-  (void)feature;
-  return false;
+  // rmw_message_info_t.publication_sequence_number is the writer's RTPS sequence number; the
+  // reception sequence number is not counted (docs/decisions.md, "Message info").
+  return feature == RMW_FEATURE_MESSAGE_INFO_PUBLICATION_SEQUENCE_NUMBER;
 }
 
 rmw_ret_t
