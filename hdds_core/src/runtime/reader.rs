@@ -169,6 +169,12 @@ impl Reader {
         self.shared.intra_writers.load(Ordering::Relaxed) + remote
     }
 
+    /// Whether `writer` (same-process or remote) delivers to this reader.
+    pub fn has_matched_writer(&self, writer: Guid) -> bool {
+        self.shared.port.as_ref().is_some_and(|p| lock(p).is_matched(writer))
+            || intra::merger().writer_delivers_to(&self.shared.topic, writer, self.shared.guid)
+    }
+
     /// Remote writers on this topic that did not match, and why.
     pub fn match_status(&self) -> MatchStatus {
         *lock(&self.shared.mismatch)

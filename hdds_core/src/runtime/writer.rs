@@ -317,6 +317,18 @@ impl Writer {
         self.shared.lock().has_matched_reader(reader)
     }
 
+    /// Whether `reader` is matched and knows this writer: a same-process or best-effort reader as
+    /// soon as it is matched, a remote reliable one once it has sent an ACKNACK. What a service
+    /// client waits for before its first request, which a reader that did not know the writer yet
+    /// could drop.
+    pub fn is_known_by_reader(&self, reader: Guid) -> bool {
+        let st = self.shared.lock();
+        st.matched.iter().any(|r| r.guid == reader)
+            || st.net.as_ref().is_some_and(|p| {
+                p.is_matched(reader) && p.rtps.reader(reader).is_some_and(|r| !r.reliable || r.has_acknacked())
+            })
+    }
+
     /// Waits until every matched remote reliable reader has acknowledged every sample written, or
     /// `timeout` passes; true when they have. Same-process readers have everything at once.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> bool {
@@ -365,6 +377,11 @@ impl WriterShared {
     fn lock(&self) -> MutexGuard<'_, WriterState> {
         // A panic while holding the lock leaves only counters and queues behind; keep serving.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether this writer delivers to the same-process or remote reader `reader`.
+    pub(crate) fn delivers_to(&self, reader: Guid) -> bool {
+        self.lock().has_matched_reader(reader)
     }
 
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under

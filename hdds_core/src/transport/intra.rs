@@ -11,7 +11,7 @@ use crate::discovery::MatchError;
 use crate::qos::Qos;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::writer::WriterShared;
-use crate::wire::GuidPrefix;
+use crate::wire::{Guid, GuidPrefix};
 
 /// What a same-process writer and reader must share to be routed to each other.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -79,6 +79,15 @@ impl TopicMerger {
             w.attach_reader(r);
         }
         route.readers.push(Arc::clone(r));
+    }
+
+    /// Whether the same-process writer `writer` on `topic` delivers to `reader`.
+    pub(crate) fn writer_delivers_to(&self, topic: &TopicKey, writer: Guid, reader: Guid) -> bool {
+        let routes = self.lock();
+        routes
+            .get(topic)
+            .and_then(|route| route.writers.iter().find(|w| w.guid == writer))
+            .is_some_and(|w| w.delivers_to(reader))
     }
 
     pub(crate) fn remove_writer(&self, w: &Arc<WriterShared>) {
