@@ -2,9 +2,10 @@
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
 #   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
-#   3. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
+#   3. every cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25);
+#   4. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
 #      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED);
-#   4. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
+#   5. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
 #      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test.
 # Without ROS 2 it says which ROS-level tests it skipped and why. Exits non-zero on any failure.
 set -euo pipefail
@@ -44,6 +45,20 @@ cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$
 [ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
 count "${cp:-0}" "${cf:-0}"
 
+# ---- checks: fuzzing (scripts/fuzz.sh; docs/checks.md) ----
+section "Fuzzing: every cargo-fuzz target for ${HDDS_FUZZ_SECONDS:-25} s from its committed corpus"
+fuzz_rc=0
+"$root/scripts/fuzz.sh" --seconds "${HDDS_FUZZ_SECONDS:-25}" 2>&1 | tee "$logs/fuzz.log" || fuzz_rc=$?
+if [ "$fuzz_rc" = 3 ]; then
+  echo "SKIPPED: the cargo-fuzz targets (fuzz/fuzz_targets). Why: $(tail -1 "$logs/fuzz.log")"
+  skipped=$((skipped + 1))
+else
+  read -r f_pass f_fail < <(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$logs/fuzz.log") || true
+  f_pass=${f_pass:-0} f_fail=${f_fail:-0}
+  [ "$fuzz_rc" = 0 ] || [ "$f_fail" -gt 0 ] || f_fail=1
+  count "$f_pass" "$f_fail"
+fi
+
 section "Interop tests: hdds against Cyclone DDS 0.10.2 (C), Cyclone DDS 11 (Python), Fast DDS 2.9.1 (C++)"
 # The peers (Debian and PyPI packages installed as needed); one that cannot be built is reported
 # SKIPPED with its reason, by the build script and again by the matrix, and the others still run.
@@ -64,7 +79,7 @@ else
   count 0 1
 fi
 
-ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input) and the C ABI tests inside the package"
+ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input, names and QoS mapping, pub/sub, wait sets, events, graph, demo talker/listener on rmw_cyclonedds_cpp and rmw_fastrtps_cpp against rmw_hdds) and the C ABI tests inside the package"
 if [ "$have_ros" = 1 ]; then
   section "ROS-level tests ($ros_prefix): colcon build + colcon test of rmw_hdds"
   ws="$(mktemp -d)"
