@@ -137,10 +137,6 @@ TEST(PubSub, RoundTripInOneContextCarriesTheMessageAndItsInfo)
   EXPECT_GE(info.source_timestamp, before_ns - 1000000000);
   EXPECT_GE(info.received_timestamp, info.source_timestamp - 1000000000);
   EXPECT_EQ(1u, info.publication_sequence_number);
-  // ... which is why rmw_hdds reports that feature, and not the reception sequence number.
-  EXPECT_TRUE(rmw_feature_supported(RMW_FEATURE_MESSAGE_INFO_PUBLICATION_SEQUENCE_NUMBER));
-  EXPECT_FALSE(rmw_feature_supported(RMW_FEATURE_MESSAGE_INFO_RECEPTION_SEQUENCE_NUMBER));
-  EXPECT_EQ(RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED, info.reception_sequence_number);
 
   // Nothing more to take: taken is false, and that is not an error.
   bool taken = true;
