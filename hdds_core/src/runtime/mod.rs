@@ -9,8 +9,8 @@
 
 pub mod condition;
 mod deadline;
-pub mod events;
 pub mod discovery_events;
+pub mod events;
 mod guid_gen;
 mod listener;
 mod liveliness;

@@ -12,9 +12,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::deadline::Deadline;
+use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, DataListener, Events, StatusListener};
 use super::liveliness::count_writer;
-use super::discovery_events::{EndpointInfo, Graph};
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
 use super::net::{lock, Network};

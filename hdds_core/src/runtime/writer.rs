@@ -16,9 +16,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::deadline::Deadline;
+use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, Events, StatusListener};
 use super::liveliness::Lease;
-use super::discovery_events::{EndpointInfo, Graph};
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
 use super::net::Network;
