@@ -57,6 +57,8 @@ pub(crate) struct ReaderShared {
     port: Option<Mutex<ReaderPort>>,
     /// Same-process writers delivering to this reader.
     pub(crate) intra_writers: AtomicUsize,
+    /// Same-host writers delivering through shared memory (runtime/net/shm.rs).
+    pub(crate) shm_writers: AtomicUsize,
     mismatch: Mutex<MatchStatus>,
     /// Statuses, attached wait sets, listeners.
     pub(crate) events: Arc<Events>,
@@ -97,6 +99,7 @@ impl Reader {
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
+            shm_writers: AtomicUsize::new(0),
             mismatch: Mutex::new(MatchStatus::default()),
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
@@ -160,13 +163,13 @@ impl Reader {
 
     /// How many samples wait to be taken.
     pub fn available(&self) -> usize {
-        self.shared.lock().queue.len()
+        self.shared.queue_len()
     }
 
     /// How many writers deliver to this reader: same-process and remote.
     pub fn matched_writer_count(&self) -> usize {
         let remote = self.shared.port.as_ref().map_or(0, |p| lock(p).matched_count());
-        self.shared.intra_writers.load(Ordering::Relaxed) + remote
+        self.shared.intra_writers.load(Ordering::Relaxed) + self.shared.shm_writers.load(Ordering::Relaxed) + remote
     }
 
     /// Remote writers on this topic that did not match, and why.
@@ -217,6 +220,11 @@ impl Drop for Reader {
 impl ReaderShared {
     fn lock(&self) -> MutexGuard<'_, ReaderState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many samples wait to be taken.
+    pub(crate) fn queue_len(&self) -> usize {
+        self.lock().queue.len()
     }
 
     /// Adds a sample to the history (dropping the oldest one when a KEEP_LAST history is full)

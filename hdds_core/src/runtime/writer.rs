@@ -36,6 +36,8 @@ use crate::qos::{Durability, Qos};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
+use crate::transport::shm::ring::SampleDesc;
+use crate::transport::shm::writer::ShmWriter;
 use crate::wire::{EntityId, EntityKind, Guid};
 
 /// The most samples a KEEP_ALL writer keeps unacknowledged before a write blocks (DDS's
@@ -65,6 +67,8 @@ pub(crate) struct WriterShared {
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
     pub(crate) lease: Option<Lease>,
+    /// The ring serving same-host readers of other processes (runtime/net/shm.rs matches them).
+    pub(crate) shm: Option<ShmWriter>,
 }
 
 struct WriterState {
@@ -92,6 +96,7 @@ impl Writer {
             cfg.heartbeat_period = super::net::IDLE_HEARTBEAT_PERIOD;
             WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN)
         });
+        let shm = net.as_ref().and_then(|n| n.shm.as_ref()).map(|p| p.new_writer(guid, &qos)).transpose()?;
         let shared = Arc::new(WriterShared {
             guid,
             topic: participant.topic_key(topic_name),
@@ -104,6 +109,7 @@ impl Writer {
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
             lease: Lease::new(&qos.liveliness, Instant::now()),
+            shm,
         });
         if shared.deadline.is_some() || shared.lease.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -152,12 +158,17 @@ impl Writer {
     /// only destination ([`WriteOptions`]). A directed write to a reader that is not matched fails
     /// with [`ErrorKind::BadArgument`] and writes nothing.
     pub fn write_with(&self, payload: &[u8], options: &WriteOptions) -> Result<i64> {
+        let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+        if let Some(shm) = &self.shared.shm {
+            // Before anything is numbered or sent: a time-out leaves no reader with the sample.
+            shm.wait_room(payload.len(), blocking_until)?;
+        }
         let data: Arc<[u8]> = Arc::from(payload);
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
         if let Some(target) = options.directed_to {
-            if !st.has_matched_reader(target) {
+            if !self.shared.has_matched_reader(&st, target) {
                 return Err(Error::bad_argument(format!(
                     "the directed write names reader {target:?}, which is not matched with this writer (any \
                      more): check hdds_writer_has_matched_reader first"
@@ -192,6 +203,17 @@ impl Writer {
         };
         for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
             reader.deliver(sample.clone());
+        }
+        if let Some(shm) = &self.shared.shm {
+            let desc = SampleDesc {
+                sn,
+                source_timestamp: now_ts,
+                related: options.related_sample_identity,
+                directed_to: options.directed_to,
+                ..SampleDesc::default()
+            };
+            // Room was made above; only another thread writing meanwhile can make this wait.
+            shm.publish(&desc, &sample.data, blocking_until)?;
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             if let Some(depth) = self.shared.qos.depth() {
@@ -308,13 +330,14 @@ impl Writer {
     /// How many readers this writer currently delivers to: same-process and remote.
     pub fn matched_reader_count(&self) -> usize {
         let st = self.shared.lock();
-        st.matched.len() + st.net.as_ref().map_or(0, |p| p.matched_count())
+        let shm = self.shared.shm.as_ref().map_or(0, |s| s.reader_count());
+        st.matched.len() + st.net.as_ref().map_or(0, |p| p.matched_count()) + shm
     }
 
     /// Whether `reader` (same-process or remote) is matched with this writer: a directed write
     /// can reach it.
     pub fn has_matched_reader(&self, reader: Guid) -> bool {
-        self.shared.lock().has_matched_reader(reader)
+        self.shared.has_matched_reader(&self.shared.lock(), reader)
     }
 
     /// Waits until every matched remote reliable reader has acknowledged every sample written, or
@@ -323,7 +346,8 @@ impl Writer {
         let deadline = Instant::now().checked_add(timeout);
         let mut st = self.shared.lock();
         loop {
-            if st.net.as_ref().map_or(true, |p| p.rtps.all_acked()) {
+            let shm_read = self.shared.shm.as_ref().map_or(true, |s| s.all_read());
+            if shm_read && st.net.as_ref().map_or(true, |p| p.rtps.all_acked()) {
                 return true;
             }
             let left = match deadline {
@@ -333,6 +357,8 @@ impl Writer {
                 },
                 None => Duration::from_secs(3600),
             };
+            // Same-host readers signal nothing here: look again soon while they have not read all.
+            let left = if shm_read { left } else { left.min(Duration::from_millis(1)) };
             st = self.shared.acked.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
@@ -343,14 +369,11 @@ impl Writer {
     }
 }
 
-impl WriterState {
-    fn has_matched_reader(&self, reader: Guid) -> bool {
-        self.matched.iter().any(|r| r.guid == reader) || self.net.as_ref().is_some_and(|p| p.is_matched(reader))
-    }
-}
-
 impl Drop for Writer {
     fn drop(&mut self) {
+        if let Some(shm) = &self.shared.shm {
+            shm.close();
+        }
         self.shared.events.clear_listeners();
         intra::merger().remove_writer(&self.shared);
         if let Some(net) = &self.net {
@@ -404,8 +427,15 @@ impl WriterShared {
         }
     }
 
+    /// Whether `reader` gets this writer's samples, on any path.
+    fn has_matched_reader(&self, st: &WriterState, reader: Guid) -> bool {
+        st.matched.iter().any(|r| r.guid == reader)
+            || st.net.as_ref().is_some_and(|p| p.is_matched(reader))
+            || self.shm.as_ref().is_some_and(|s| s.has_reader(reader))
+    }
+
     /// A reader starts (+1) or stops (-1) receiving: PUBLICATION_MATCHED.
-    fn reader_matched(&self, delta: i32) {
+    pub(crate) fn reader_matched(&self, delta: i32) {
         self.events.update(PUBLICATION_MATCHED, |s| {
             s.add_current(delta);
             s.add_total(delta.max(0));

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::futex;
-use super::segment::{segment_name, Owner, Segment, SegmentKind, HEADER_LEN};
+use super::segment::{segment_name, Segment, SegmentKind, HEADER_LEN};
 use crate::error::Result;
 use crate::wire::Guid;
 
@@ -94,10 +94,6 @@ impl Doorbell {
         }
         b.sleepers.fetch_sub(1, Ordering::SeqCst);
         b.bell.load(Ordering::Acquire) != seen
-    }
-
-    pub(crate) fn owner(&self) -> Owner {
-        self.seg.owner()
     }
 
     pub(crate) fn unlink(&self) {

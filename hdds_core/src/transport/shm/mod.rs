@@ -33,15 +33,12 @@
 //! as on the other paths. A KEEP_LAST (or best-effort) writer never blocks: when its ring is full
 //! it replaces its oldest sample. A reliable KEEP_ALL writer blocks up to max_blocking_time while
 //! a reliable reader has not taken its samples: the reader's thread stops draining a ring into a
-//! KEEP_ALL reader once that reader holds as many untaken samples as the ring has slots, so the
-//! ring fills and the writer waits, then fails with a time-out.
+//! KEEP_ALL reader once that reader holds `KEEP_ALL_MAX_SAMPLES` (1024) untaken samples, so the ring
+//! fills and the writer waits, then fails with a time-out.
 //!
 //! **Cleanup.** A writer removes its ring when deleted, a participant its doorbell. After a crash
 //! (SIGKILL), readers detach when the dead participant's lease runs out and then remove its
 //! segments; a participant starting up removes every stale segment of this user.
-
-// Used by the runtime from the next commit on.
-#![allow(dead_code)]
 
 pub mod doorbell;
 pub mod futex;
@@ -54,9 +51,9 @@ use std::time::Duration;
 
 use crate::wire::Locator;
 
-/// The locator kind that says "shared memory, hdds layout" (ASCII "HDDS"). Read only from hdds
-/// participants (vendor id 01.f0).
-pub const LOCATOR_KIND_SHM: i32 = 0x4844_4453;
+/// The locator kind that says "shared memory, hdds layout". Read only from hdds participants
+/// (vendor id 01.f0).
+pub const LOCATOR_KIND_SHM: i32 = Locator::KIND_HDDS_SHM;
 
 /// How a participant uses shared memory with the other processes of its host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -238,11 +238,6 @@ impl RingView {
         &self.seg
     }
 
-    /// Whether the writer deleted itself cleanly.
-    pub(crate) fn closed(&self) -> bool {
-        self.seg.header().closed.load(Ordering::Acquire) != 0
-    }
-
     /// Attaches to the ring of writer `writer` (another process's, usually).
     pub(crate) fn open(writer: Guid) -> Result<Arc<RingView>> {
         let seg = Segment::open(&segment_name(writer), SegmentKind::Ring)?;
@@ -479,10 +474,6 @@ impl RingWriter {
 
     fn lock(&self) -> MutexGuard<'_, WriterState> {
         self.st.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn view(&self) -> &Arc<RingView> {
-        &self.view
     }
 
     pub(crate) fn config(&self) -> &RingConfig {
@@ -724,9 +715,9 @@ impl RingWriter {
         Ok(pos)
     }
 
-    /// The writer is deleted: tell attached readers, and remove the file (their mappings stay).
+    /// The writer is deleted: remove the file (attached readers keep their mappings until
+    /// discovery tells them the writer is gone).
     pub(crate) fn close(&self) {
-        self.view.seg.header().closed.store(1, Ordering::Release);
         self.view.seg.unlink();
     }
 

@@ -57,8 +57,6 @@ pub(crate) struct SegmentHeader {
     owner_start: AtomicU64,
     owner_pidns: AtomicU64,
     len: AtomicU64,
-    /// Set by the owner when it deletes the entity cleanly: attached peers let go.
-    pub(crate) closed: AtomicU32,
 }
 
 /// The header's size, rounded to a cache line: what follows starts on its own line.
