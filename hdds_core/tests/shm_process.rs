@@ -58,6 +58,10 @@ fn child_publisher() {
             if let Some(big) = &big {
                 assert!(wait_until(Duration::from_secs(10), || big.matched_reader_count() == 1));
             }
+            // Past the burst of SPDP answers that follows discovery: from here on UDP carries the
+            // periodic discovery traffic, and user data if any.
+            std::thread::sleep(Duration::from_millis(1200));
+            let before = p.network_stats().unwrap().bytes_sent;
             for i in 0..1000 {
                 small.write(&payload(i, SMALL)).unwrap();
             }
@@ -69,7 +73,7 @@ fn child_publisher() {
             assert!(small.wait_for_acknowledgments(Duration::from_secs(30)));
             assert!(big.map_or(true, |b| b.wait_for_acknowledgments(Duration::from_secs(30))));
             let s = p.network_stats().unwrap();
-            println!("CHILD-STATS bytes_sent={} shm_written={}", s.bytes_sent, s.shm_samples_written);
+            println!("CHILD-STATS bytes_sent={} shm_written={}", s.bytes_sent - before, s.shm_samples_written);
         }
         _ => {
             let end = Instant::now() + Duration::from_secs(60);
@@ -184,8 +188,7 @@ fn two_processes_exchange_64_b_and_16_mib_samples_through_shared_memory() {
     assert_eq!(s.shm_samples_read, 1005);
     let line = out.lines().find(|l| l.contains("CHILD-STATS")).unwrap_or_else(|| panic!("no statistics in {out:?}"));
     let sent: u64 = line.split("bytes_sent=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-    assert!(sent < 200_000, "the publisher sent {sent} UDP bytes for 64 KB + 80 MiB of samples");
-    assert!(s.bytes_received < 1 << 20, "we received {} UDP bytes", s.bytes_received);
+    assert!(sent < 100_000, "the publisher sent {sent} UDP bytes while writing 64 KB + 80 MiB of samples");
 }
 
 #[test]

@@ -197,6 +197,39 @@ pub extern "C" fn hdds_writer_has_matched_reader(
     })
 }
 
+/// Stores in *out whether the reader with GUID reader_guid (16 bytes) is matched with the writer
+/// and knows it: a same-process or best-effort reader as soon as it is matched, a remote reliable
+/// reader once it has sent the writer an ACKNACK (before that, it may drop what the writer sends,
+/// and a volatile one then skips it as history). A service client checks this before its first
+/// request. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_is_known_by_reader(
+    writer: *const HddsWriter,
+    reader_guid: *const u8,
+    out_known: *mut bool,
+) -> HddsRet {
+    guard("hdds_writer_is_known_by_reader", || {
+        let w = arg(writer, "writer")?;
+        let g = arg(reader_guid.cast::<[u8; 16]>(), "reader_guid")?;
+        out(out_known, "out_known", w.inner.is_known_by_reader(Guid::from_bytes(g)))
+    })
+}
+
+/// Stores in *out whether the writer with GUID writer_guid (16 bytes; same-process or remote)
+/// delivers to the reader (mirror of hdds_writer_has_matched_reader). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_has_matched_writer(
+    reader: *const HddsReader,
+    writer_guid: *const u8,
+    out_matched: *mut bool,
+) -> HddsRet {
+    guard("hdds_reader_has_matched_writer", || {
+        let r = arg(reader, "reader")?;
+        let g = arg(writer_guid.cast::<[u8; 16]>(), "writer_guid")?;
+        out(out_matched, "out_matched", r.inner.has_matched_writer(Guid::from_bytes(g)))
+    })
+}
+
 /// Stores the number of readers the writer delivers to in *out_count. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_writer_matched_count(writer: *const HddsWriter, out_count: *mut usize) -> HddsRet {

@@ -1,6 +1,9 @@
-//! Shared pieces of the hdds command-line tools: argument parsing and latency statistics.
+//! Shared pieces of the hdds command-line tools: argument parsing and latency statistics, and the
+//! interop peers' rules ([`interop`]).
 
 use std::time::Duration;
+
+pub mod interop;
 
 /// `--name value` options and bare flags, from the process arguments after the subcommand.
 pub struct Args {

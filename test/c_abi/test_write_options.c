@@ -1,6 +1,6 @@
 /* Write options through the C ABI: related sample identity and source timestamp in the sample
  * info, directed writes to a remote and to a same-process reader, hdds_writer_has_matched_reader,
- * and argument errors. Two loopback-only participants of this process meet over UDP under their
+ * hdds_reader_has_matched_writer, hdds_writer_is_known_by_reader, and argument errors. Two loopback-only participants of this process meet over UDP under their
  * own domain tag. */
 #include <hdds/hdds.h>
 #include <stdio.h>
@@ -55,6 +55,29 @@ static void write_options(void) {
   CHECK(matched);
   CHECK(hdds_writer_has_matched_reader(w, local_guid, &matched) == HDDS_RET_OK && matched);
   CHECK(hdds_writer_has_matched_reader(w, stranger, &matched) == HDDS_RET_OK && !matched);
+  /* The readers' side of the same matches (remote by SEDP, which may come later, and local). */
+  uint8_t writer_guid[16];
+  CHECK(hdds_writer_guid(w, writer_guid) == HDDS_RET_OK);
+  matched = false;
+  for (int i = 0; i < 1000 && !matched; i++) { /* 5 s */
+    CHECK(hdds_reader_has_matched_writer(remote, writer_guid, &matched) == HDDS_RET_OK);
+    if (!matched) usleep(5000);
+  }
+  CHECK(matched);
+  CHECK(hdds_reader_has_matched_writer(local, writer_guid, &matched) == HDDS_RET_OK && matched);
+  CHECK(hdds_reader_has_matched_writer(local, stranger, &matched) == HDDS_RET_OK && !matched);
+  CHECK(hdds_reader_has_matched_writer(local, NULL, &matched) == HDDS_RET_BAD_ARGUMENT);
+  /* Known by the reader: the local one at once, the remote one after its ACKNACK. */
+  bool known = false;
+  CHECK(hdds_writer_is_known_by_reader(w, local_guid, &known) == HDDS_RET_OK && known);
+  known = false;
+  for (int i = 0; i < 1000 && !known; i++) { /* 5 s */
+    CHECK(hdds_writer_is_known_by_reader(w, remote_guid, &known) == HDDS_RET_OK);
+    if (!known) usleep(5000);
+  }
+  CHECK(known);
+  CHECK(hdds_writer_is_known_by_reader(w, stranger, &known) == HDDS_RET_OK && !known);
+  CHECK(hdds_writer_is_known_by_reader(w, NULL, &known) == HDDS_RET_BAD_ARGUMENT);
 
   /* Identity and timestamp reach both readers. */
   HddsWriteOptions opt;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::deadline::Deadline;
 use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, DataListener, Events, StatusListener};
+use super::instances::{self, InstanceState, ReaderKeys};
 use super::liveliness::count_writer;
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
@@ -60,6 +61,8 @@ pub(crate) struct ReaderShared {
     /// Same-host writers delivering through shared memory (runtime/net/shm.rs).
     pub(crate) shm_writers: AtomicUsize,
     mismatch: Mutex<MatchStatus>,
+    /// Keyed topics: how instances are told apart.
+    keys: Option<ReaderKeys>,
     /// Statuses, attached wait sets, listeners.
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
@@ -70,14 +73,17 @@ struct ReaderState {
 }
 
 impl Reader {
+    /// `keys`: `Some` for a reader of a keyed topic ([`super::instances`]).
     pub(crate) fn new(
         participant: &Participant,
         topic_name: &str,
         type_name: &str,
         qos: Qos,
         options: &EndpointOptions,
+        keys: Option<ReaderKeys>,
     ) -> Result<Reader> {
-        let guid = participant.new_entity_guid(EntityKind::UserReaderNoKey)?;
+        let kind = if keys.is_some() { EntityKind::UserReaderWithKey } else { EntityKind::UserReaderNoKey };
+        let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
             let machine = match qos.reliability {
@@ -101,6 +107,7 @@ impl Reader {
             intra_writers: AtomicUsize::new(0),
             shm_writers: AtomicUsize::new(0),
             mismatch: Mutex::new(MatchStatus::default()),
+            keys,
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
         });
@@ -172,6 +179,13 @@ impl Reader {
         self.shared.intra_writers.load(Ordering::Relaxed) + self.shared.shm_writers.load(Ordering::Relaxed) + remote
     }
 
+    /// Whether `writer` (same-process, same-host or remote) delivers to this reader.
+    pub fn has_matched_writer(&self, writer: Guid) -> bool {
+        self.shared.port.as_ref().is_some_and(|p| lock(p).is_matched(writer))
+            || intra::merger().writer_delivers_to(&self.shared.topic, writer, self.shared.guid)
+            || self.net.as_ref().is_some_and(|n| n.shm_attached(&self.shared, writer))
+    }
+
     /// Remote writers on this topic that did not match, and why.
     pub fn match_status(&self) -> MatchStatus {
         *lock(&self.shared.mismatch)
@@ -227,17 +241,12 @@ impl ReaderShared {
         self.lock().queue.len()
     }
 
-    /// Adds a sample to the history (dropping the oldest one when a KEEP_LAST history is full)
-    /// and wakes the waiters.
+    /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
+    /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
         sample.info.reception_timestamp = time::now();
         let mut st = self.lock();
-        if let Some(depth) = self.qos.depth() {
-            while st.queue.len() >= depth {
-                st.queue.pop_front();
-            }
-        }
-        st.queue.push_back(sample);
+        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
         self.data_available.notify_all();
         self.events.data_arrived();
@@ -247,11 +256,16 @@ impl ReaderShared {
     }
 
     /// A sample the RTPS machine released. Disposals and unregistrations (keyed topics of other
-    /// vendors) and empty payloads are not samples a keyless reader can hand out.
-    fn deliver_remote(&self, d: Delivery) {
-        if !StatusInfo(d.meta.status_info).is_alive() || d.payload.is_empty() {
-            return;
-        }
+    /// vendors) and empty payloads are not samples a keyless reader can hand out; a keyed reader
+    /// hands disposals and unregistrations out without data.
+    pub(crate) fn deliver_remote(&self, d: Delivery) {
+        let status = StatusInfo(d.meta.status_info);
+        let key_hash = match &self.keys {
+            None if !status.is_alive() || d.payload.is_empty() => return,
+            None => None,
+            Some(_) if status.is_alive() && d.payload.is_empty() => return,
+            Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
+        };
         let now = time::now();
         self.deliver(Sample {
             data: d.payload,
@@ -260,6 +274,9 @@ impl ReaderShared {
                 reception_timestamp: now,
                 writer_guid: d.writer,
                 sequence_number: d.sn,
+                key_hash,
+                instance_state: InstanceState::after(status),
+                valid_data: status.is_alive(),
                 related_sample_identity: d.meta.related_sample_identity,
             },
         });

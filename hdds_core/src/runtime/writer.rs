@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use super::deadline::Deadline;
 use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, Events, StatusListener};
+use super::instances::{self, InstanceState, WriteChange};
 use super::liveliness::Lease;
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
@@ -32,7 +33,7 @@ use super::status::{
 use super::watchdog::{self, Watched};
 use crate::discovery::MatchError;
 use crate::error::{Error, ErrorKind, Result};
-use crate::qos::{Durability, Qos};
+use crate::qos::{Durability, Qos, Reliability};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
@@ -88,8 +89,10 @@ impl Writer {
         type_name: &str,
         qos: Qos,
         options: &EndpointOptions,
+        keyed: bool,
     ) -> Result<Writer> {
-        let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
+        let kind = if keyed { EntityKind::UserWriterWithKey } else { EntityKind::UserWriterNoKey };
+        let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
             let mut cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
@@ -158,6 +161,12 @@ impl Writer {
     /// only destination ([`WriteOptions`]). A directed write to a reader that is not matched fails
     /// with [`ErrorKind::BadArgument`] and writes nothing.
     pub fn write_with(&self, payload: &[u8], options: &WriteOptions) -> Result<i64> {
+        self.write_change(payload, options, WriteChange::default())
+    }
+
+    /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
+    /// (`payload` is then the serialized key; see [`super::instances`]).
+    pub(crate) fn write_change(&self, payload: &[u8], options: &WriteOptions, change: WriteChange) -> Result<i64> {
         let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         if let Some(shm) = &self.shared.shm {
             // Before anything is numbered or sent: a time-out leaves no reader with the sample.
@@ -178,7 +187,8 @@ impl Writer {
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
             related_sample_identity: options.related_sample_identity,
-            ..SampleMeta::default()
+            key_hash: change.key_hash,
+            status_info: change.status.0,
         };
         let sn = match &self.net {
             Some(net) if st.net.is_some() => {
@@ -199,6 +209,9 @@ impl Writer {
                 writer_guid: self.shared.guid,
                 sequence_number: sn,
                 related_sample_identity: options.related_sample_identity,
+                key_hash: change.key_hash,
+                instance_state: InstanceState::after(change.status),
+                valid_data: change.status.is_alive(),
             },
         };
         for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
@@ -210,23 +223,24 @@ impl Writer {
                 source_timestamp: now_ts,
                 related: options.related_sample_identity,
                 directed_to: options.directed_to,
-                ..SampleDesc::default()
+                key_hash: change.key_hash,
+                status_info: change.status.0,
             };
             // Room was made above; only another thread writing meanwhile can make this wait.
             shm.publish(&desc, &sample.data, blocking_until)?;
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
-            if let Some(depth) = self.shared.qos.depth() {
-                if st.history.len() == depth {
-                    st.history.pop_front();
-                }
-            }
-            st.history.push_back(sample);
+            let keyed = self.shared.guid.entity_id.is_keyed();
+            instances::admit(&mut st.history, keyed, self.shared.qos.depth(), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.rtps.next_deadline());
         drop(st);
         if let Some(net) = &self.net {
-            net.flush(&mut out);
+            if self.shared.qos.reliability == Reliability::BestEffort {
+                net.flush_paced(&mut out);
+            } else {
+                net.flush(&mut out);
+            }
             net.timer.schedule(next);
         }
         watchdog::schedule(lease_ends);
@@ -340,6 +354,19 @@ impl Writer {
         self.shared.has_matched_reader(&self.shared.lock(), reader)
     }
 
+    /// Whether `reader` is matched and knows this writer: a same-process, same-host (its ring
+    /// cursor starts where the match happened) or best-effort reader as soon as it is matched, a
+    /// remote reliable one once it has sent an ACKNACK. What a service client waits for before its
+    /// first request, which a reader that did not know the writer yet could drop.
+    pub fn is_known_by_reader(&self, reader: Guid) -> bool {
+        let st = self.shared.lock();
+        st.matched.iter().any(|r| r.guid == reader)
+            || self.shared.shm.as_ref().is_some_and(|s| s.has_reader(reader))
+            || st.net.as_ref().is_some_and(|p| {
+                p.is_matched(reader) && p.rtps.reader(reader).is_some_and(|r| !r.reliable || r.has_acknacked())
+            })
+    }
+
     /// Waits until every matched remote reliable reader has acknowledged every sample written, or
     /// `timeout` passes; true when they have. Same-process readers have everything at once.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> bool {
@@ -388,6 +415,11 @@ impl WriterShared {
     fn lock(&self) -> MutexGuard<'_, WriterState> {
         // A panic while holding the lock leaves only counters and queues behind; keep serving.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether this writer delivers to the same-process or remote reader `reader`.
+    pub(crate) fn delivers_to(&self, reader: Guid) -> bool {
+        self.has_matched_reader(&self.lock(), reader)
     }
 
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under

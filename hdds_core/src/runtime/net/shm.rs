@@ -26,13 +26,11 @@ use super::send::Outbox;
 use super::{lock, read, Network};
 use crate::error::{Error, ErrorKind, Result};
 use crate::qos::{Durability, Qos};
-use crate::rtps::MatchedReader;
+use crate::rtps::{Delivery, MatchedReader, SampleMeta};
 use crate::runtime::events::run_listeners;
 use crate::runtime::reader::ReaderShared;
-use crate::runtime::sample::{Sample, SampleInfo};
 use crate::runtime::status::SAMPLE_LOST;
 use crate::runtime::writer::{WriterShared, KEEP_ALL_MAX_SAMPLES};
-use crate::time;
 use crate::transport::shm::doorbell::Doorbell;
 use crate::transport::shm::ring::{ReaderCursor, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
@@ -137,7 +135,7 @@ impl ShmPort {
                     break;
                 }
                 let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
-                s.reader.deliver(sample(s.writer, desc, data));
+                s.reader.deliver_remote(delivery(s.writer, desc, data));
                 read += 1;
             }
             bump(&self.counters.samples_read, read);
@@ -197,6 +195,11 @@ impl ShmPort {
         }
     }
 
+    /// Whether `reader` is attached to `writer`'s ring.
+    fn attached(&self, reader: &ReaderShared, writer: Guid) -> bool {
+        lock(&self.sources).iter().any(|s| s.writer == writer && std::ptr::eq(Arc::as_ptr(&s.reader), reader))
+    }
+
     /// Local reader `reader` is deleted.
     pub(crate) fn detach_reader(&self, reader: &Arc<ReaderShared>) {
         lock(&self.sources).retain(|s| !Arc::ptr_eq(&s.reader, reader));
@@ -211,18 +214,15 @@ impl ShmPort {
     }
 }
 
-fn sample(writer: Guid, d: SampleDesc, data: Arc<[u8]>) -> Sample {
-    let now = time::now();
-    Sample {
-        data,
-        info: SampleInfo {
-            source_timestamp: d.source_timestamp,
-            reception_timestamp: now,
-            writer_guid: writer,
-            sequence_number: d.sn,
-            related_sample_identity: d.related,
-        },
-    }
+/// A sample read from a ring, as the RTPS machines hand theirs over: one delivery path for both.
+fn delivery(writer: Guid, d: SampleDesc, payload: Arc<[u8]>) -> Delivery {
+    let meta = SampleMeta {
+        source_timestamp: Some(d.source_timestamp),
+        related_sample_identity: d.related,
+        key_hash: d.key_hash,
+        status_info: d.status_info,
+    };
+    Delivery { writer, sn: d.sn, meta, payload }
 }
 
 impl Network {
@@ -282,6 +282,11 @@ impl Network {
             Err(_) => bump(&port.counters.attach_failures, 1),
         }
         true
+    }
+
+    /// Whether local reader `r` gets `writer`'s samples through shared memory.
+    pub(crate) fn shm_attached(&self, r: &ReaderShared, writer: Guid) -> bool {
+        self.shm.as_ref().is_some_and(|p| p.attached(r, writer))
     }
 
     /// Remote writer `writer` is gone (disposed, or its participant lost).
