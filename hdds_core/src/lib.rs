@@ -26,5 +26,4 @@ pub use runtime::{
     KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample,
     SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
 };
-#[cfg(target_os = "linux")]
 pub use transport::shm::SharedMemoryConfig;

@@ -1,6 +1,5 @@
 //! How samples move between writers and readers: [`intra`] (same process, no socket), [`shm`]
 //! (other processes of the same host, through /dev/shm) and [`udp`] (RTPS over UDPv4).
 pub mod intra;
-#[cfg(target_os = "linux")]
 pub mod shm;
 pub mod udp;
