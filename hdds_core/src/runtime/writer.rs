@@ -172,7 +172,6 @@ impl Writer {
             // Before anything is numbered or sent: a time-out leaves no reader with the sample.
             shm.wait_room(payload.len(), blocking_until)?;
         }
-        let data: Arc<[u8]> = Arc::from(payload);
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
@@ -184,6 +183,7 @@ impl Writer {
                 )));
             }
         }
+        let data = self.shared.heap_copy(&st, payload);
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
             related_sample_identity: options.related_sample_identity,
@@ -227,7 +227,7 @@ impl Writer {
                 status_info: change.status.0,
             };
             // Room was made above; only another thread writing meanwhile can make this wait.
-            shm.publish(&desc, &sample.data, blocking_until)?;
+            shm.publish(&desc, payload, blocking_until)?;
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();
@@ -456,6 +456,23 @@ impl WriterShared {
             r.intra_writers.fetch_sub(1, Ordering::Relaxed);
             r.writer_matched(-1, alive);
             self.reader_matched(-1);
+        }
+    }
+
+    /// The sample's bytes as same-process readers, the RTPS machine and the TRANSIENT_LOCAL history
+    /// keep them. When only same-host readers get the sample (it goes from `payload` straight into
+    /// the ring), none of them needs it: no copy then, and the machine numbers an empty sample that
+    /// it never sends (a VOLATILE writer's later readers start after it; the lock keeps new
+    /// matches out until the write is done).
+    fn heap_copy(&self, st: &WriterState, payload: &[u8]) -> Arc<[u8]> {
+        let shm_only = self.shm.is_some()
+            && st.matched.is_empty()
+            && st.net.as_ref().map_or(true, |p| p.matched_count() == 0)
+            && self.qos.durability != Durability::TransientLocal;
+        if shm_only {
+            Arc::from(&[][..])
+        } else {
+            Arc::from(payload)
         }
     }
 
