@@ -290,3 +290,36 @@ fn matched_statuses_follow_endpoints_and_segments_go_with_their_writer() {
     drop(b);
     assert!(!segment_exists(&participant_segment), "a participant's doorbell goes with it");
 }
+
+#[test]
+fn a_loaned_sample_is_written_in_place_for_same_host_readers() {
+    let a = participant(163, true, |_| {});
+    let b = participant(163, true, |_| {});
+    let w = a.create_writer("t/loan", T, Qos::default()).unwrap();
+    // No reader yet: the loan is ordinary memory, and publishing it works all the same.
+    let mut loan = w.loan(16).unwrap();
+    assert!(!loan.in_shared_memory());
+    loan.as_mut_slice().copy_from_slice(&payload(0, 16));
+    assert_eq!(loan.publish().unwrap(), 1);
+    let r = b.create_reader("t/loan", T, Qos::default()).unwrap();
+    let local = a.create_reader("t/loan", T, Qos::default()).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || w.matched_reader_count() == 2 && r.matched_writer_count() == 1));
+    let mut loan = w.loan(4 << 20).unwrap();
+    assert!(loan.in_shared_memory());
+    assert!(loan.as_mut_slice().iter().all(|b| *b == 0), "zeroed");
+    loan.as_mut_slice().copy_from_slice(&payload(1, 4 << 20));
+    // One loan at a time; a write meanwhile fails and writes nothing.
+    assert_eq!(w.write(&payload(9, 16)).unwrap_err().kind(), ErrorKind::BadArgument);
+    assert_eq!(loan.publish().unwrap(), 2);
+    // Dropped unpublished: given back, nothing sent.
+    drop(w.loan(100).unwrap());
+    w.write(&payload(3, 16)).unwrap();
+    for reader in [&r, &local] {
+        let got = take_n(reader, 2, Duration::from_secs(5));
+        assert_eq!(got.len(), 2);
+        assert!(got[0].data[..] == payload(1, 4 << 20)[..]);
+        assert_eq!(got[1].info.sequence_number, 3);
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(reader.take().is_none());
+    }
+}

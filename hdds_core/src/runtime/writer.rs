@@ -41,6 +41,10 @@ use crate::transport::shm::ring::SampleDesc;
 use crate::transport::shm::writer::ShmWriter;
 use crate::wire::{EntityId, EntityKind, Guid};
 
+#[path = "writer_loan.rs"]
+mod loan;
+pub use loan::WriterLoan;
+
 /// The most samples a KEEP_ALL writer keeps unacknowledged before a write blocks (DDS's
 /// RESOURCE_LIMITS max_samples, which the engine's QoS does not carry yet).
 pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
@@ -167,8 +171,14 @@ impl Writer {
     /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
     /// (`payload` is then the serialized key; see [`super::instances`]).
     pub(crate) fn write_change(&self, payload: &[u8], options: &WriteOptions, change: WriteChange) -> Result<i64> {
+        self.write_inner(payload, options, change, false)
+    }
+
+    /// [`Writer::write_change`]; `in_ring` when `payload` already sits in the ring (a loaned
+    /// sample, [`WriterLoan`]).
+    fn write_inner(&self, payload: &[u8], options: &WriteOptions, change: WriteChange, in_ring: bool) -> Result<i64> {
         let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
-        if let Some(shm) = &self.shared.shm {
+        if let (Some(shm), false) = (&self.shared.shm, in_ring) {
             // Before anything is numbered or sent: a time-out leaves no reader with the sample.
             shm.wait_room(payload.len(), blocking_until)?;
         }
@@ -226,8 +236,12 @@ impl Writer {
                 key_hash: change.key_hash,
                 status_info: change.status.0,
             };
-            // Room was made above; only another thread writing meanwhile can make this wait.
-            shm.publish(&desc, payload, blocking_until)?;
+            if in_ring {
+                shm.publish_lent(&desc, payload.len());
+            } else {
+                // Room was made above; only another thread writing meanwhile can make this wait.
+                shm.publish(&desc, payload, blocking_until)?;
+            }
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();

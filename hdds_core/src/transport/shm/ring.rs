@@ -406,6 +406,13 @@ pub(crate) struct ReaderCursor {
     pub(crate) lost: u64,
 }
 
+/// Arena bytes lent to a writer's caller ([`RingWriter::reserve`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lent {
+    pub(crate) ptr: *mut u8,
+    pub(crate) len: usize,
+}
+
 /// A payload's place in the arena.
 #[derive(Debug, Clone, Copy)]
 struct Live {
@@ -423,6 +430,9 @@ struct MatchedReader {
 
 struct WriterState {
     live: VecDeque<Live>,
+    /// Arena bytes lent to the writer's caller ([`RingWriter::reserve`]): the newest allocation,
+    /// not published yet (no position).
+    lent: Option<Live>,
     head: u64,
     committed: usize,
     readers: Vec<MatchedReader>,
@@ -464,6 +474,7 @@ impl RingWriter {
         fence(Ordering::Release);
         let st = WriterState {
             live: VecDeque::new(),
+            lent: None,
             head: 0,
             committed: 0,
             readers: Vec::new(),
@@ -567,7 +578,8 @@ impl RingWriter {
     /// Where a payload of `size` bytes (rounded) fits in the arena now, if anywhere.
     fn place(&self, st: &WriterState, size: usize) -> Option<usize> {
         let arena = self.view.layout.arena_len;
-        let (Some(front), Some(back)) = (st.live.front(), st.live.back()) else {
+        let (Some(front), Some(back)) = (st.live.front().or(st.lent.as_ref()), st.lent.as_ref().or(st.live.back()))
+        else {
             return (size <= arena).then_some(0);
         };
         let head = back.offset + back.len;
@@ -590,6 +602,11 @@ impl RingWriter {
     /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
     /// blocking ring's reliable readers stand in the way.
     fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
+        if st.lent.is_some() {
+            return Err(Error::bad_argument(
+                "a loaned sample of this writer is outstanding: publish it or drop it before writing again",
+            ));
+        }
         let size = align_up(len.max(1), ALLOC_ALIGN);
         if size > self.view.layout.arena_len {
             return Err(Error::new(
@@ -674,13 +691,54 @@ impl RingWriter {
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<u64> {
         let (mut st, at) = self.room_locked(payload.len(), deadline)?;
         let size = align_up(payload.len().max(1), ALLOC_ALIGN);
-        if at + size > st.committed {
-            let want = align_up(at + size, COMMIT_STEP).min(self.view.layout.arena_len);
+        self.commit_to(&mut st, at + size)?;
+        // SAFETY: at + len <= at + size <= committed <= arena_len: inside the mapped, allocated
+        // arena. No live sample owns these bytes (room() placed them in the free gap); readers
+        // may still be copying a freed sample that lay here, which their stamp check discards.
+        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), self.view.arena().add(at), payload.len()) };
+        Ok(self.stamp(&mut st, desc, Live { pos: 0, offset: at, len: size }, payload.len()))
+    }
+
+    /// Allocates the arena's pages up to `end` (arena offset) if they are not yet.
+    fn commit_to(&self, st: &mut WriterState, end: usize) -> Result<()> {
+        if end > st.committed {
+            let want = align_up(end, COMMIT_STEP).min(self.view.layout.arena_len);
             let from = st.committed;
             self.view.seg.commit(self.view.layout.arena_at + from, want - from)?;
             st.committed = want;
             self.view.header().committed.store(want as u64, Ordering::Release);
         }
+        Ok(())
+    }
+
+    /// Lends `len` arena bytes for the caller to fill in place (a loaned sample), waiting for room
+    /// as [`RingWriter::publish`] does. One loan at a time per writer; no other sample is published
+    /// until it is published ([`RingWriter::publish_lent`]) or given back ([`RingWriter::give_back`]).
+    pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Lent> {
+        let (mut st, at) = self.room_locked(len, deadline)?;
+        let size = align_up(len.max(1), ALLOC_ALIGN);
+        self.commit_to(&mut st, at + size)?;
+        st.lent = Some(Live { pos: 0, offset: at, len: size });
+        // SAFETY: at + len <= committed <= arena_len (just committed): inside the mapped arena.
+        let ptr = unsafe { self.view.arena().add(at) };
+        Ok(Lent { ptr, len })
+    }
+
+    /// Publishes the first `len` lent bytes as the next sample.
+    pub(crate) fn publish_lent(&self, desc: &SampleDesc, len: usize) -> u64 {
+        let mut st = self.lock();
+        let Some(l) = st.lent.take() else { return st.head };
+        self.stamp(&mut st, desc, l, len)
+    }
+
+    /// The caller dropped its loan unpublished: the bytes are free again.
+    pub(crate) fn give_back(&self) {
+        self.lock().lent = None;
+    }
+
+    /// Writes the descriptor of the next position for the payload at `l` (already in the arena)
+    /// and publishes it.
+    fn stamp(&self, st: &mut WriterState, desc: &SampleDesc, l: Live, len: usize) -> u64 {
         let pos = st.head;
         let slot = self.view.slot(pos);
         slot.stamp.store(2 * pos + 1, Ordering::Relaxed);
@@ -702,17 +760,13 @@ impl RingWriter {
         slot.flags.store(flags, Ordering::Relaxed);
         slot.sn.store(desc.sn as u64, Ordering::Relaxed);
         slot.source_timestamp.store(desc.source_timestamp as u64, Ordering::Relaxed);
-        slot.offset.store(at as u64, Ordering::Relaxed);
-        slot.len.store(payload.len() as u64, Ordering::Relaxed);
-        // SAFETY: at + len <= at + size <= committed <= arena_len: inside the mapped, allocated
-        // arena. No live sample owns these bytes (room() placed them in the free gap); readers
-        // may still be copying a freed sample that lay here, which their stamp check discards.
-        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), self.view.arena().add(at), payload.len()) };
+        slot.offset.store(l.offset as u64, Ordering::Relaxed);
+        slot.len.store(len.min(l.len) as u64, Ordering::Relaxed);
         slot.stamp.store(2 * pos + 2, Ordering::Release);
-        st.live.push_back(Live { pos, offset: at, len: size });
+        st.live.push_back(Live { pos, ..l });
         st.head = pos + 1;
         self.view.header().head.store(pos + 1, Ordering::Release);
-        Ok(pos)
+        pos
     }
 
     /// The writer is deleted: remove the file (attached readers keep their mappings until

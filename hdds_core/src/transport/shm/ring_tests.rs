@@ -332,3 +332,27 @@ fn concurrent_keep_last_readers_see_whole_samples_or_count_them_lost() {
     assert_eq!(last, N);
     assert_eq!(got + lost, N as u64);
 }
+
+#[test]
+fn a_lent_slot_is_filled_in_place_then_published_or_given_back() {
+    let f = fixture(24, cfg(4, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    f.w.publish(&desc(1), b"before", None).unwrap();
+    let lent = f.w.reserve(5, None).unwrap();
+    // SAFETY (test): the ring lent these 5 bytes to us.
+    unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), lent.ptr, 5) };
+    // Nothing else is published while the loan is out, and readers see nothing of it yet.
+    assert_eq!(f.w.publish(&desc(9), b"x", None).unwrap_err().kind(), ErrorKind::BadArgument);
+    assert!(f.w.reserve(1, None).is_err());
+    let mut cur = f.r.find_reader(me).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(1, b"before".to_vec())]);
+    f.w.publish_lent(&desc(2), 5);
+    f.w.publish(&desc(3), b"after", None).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(2, b"hello".to_vec()), (3, b"after".to_vec())]);
+    // Given back unpublished: the bytes are free, nothing is published.
+    let _ = f.w.reserve(100, None).unwrap();
+    f.w.give_back();
+    f.w.publish(&desc(4), b"next", None).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(4, b"next".to_vec())]);
+}

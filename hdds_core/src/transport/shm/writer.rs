@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::doorbell::Doorbell;
-use super::ring::{RingConfig, RingWriter, SampleDesc};
+use super::ring::{Lent, RingConfig, RingWriter, SampleDesc};
 use super::SharedMemoryConfig;
 use crate::error::Result;
 use crate::qos::{Durability, History, Qos, Reliability};
@@ -164,6 +164,30 @@ impl ShmWriter {
             b.ring();
         }
         Ok(())
+    }
+
+    /// Lends `len` bytes of the ring for a loaned sample, when the sample will go into the ring
+    /// (`None`: nobody here to publish it for, the caller uses a buffer of its own).
+    pub(crate) fn lend(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
+        if self.ring.config().keep == 0 && self.ring.reader_count() == 0 {
+            return Ok(None);
+        }
+        self.ring.reserve(len, deadline).map(Some)
+    }
+
+    /// Publishes the first `len` bytes of the loan filled in place, and rings the readers'
+    /// doorbells.
+    pub(crate) fn publish_lent(&self, desc: &SampleDesc, len: usize) {
+        self.ring.publish_lent(desc, len);
+        bump(&self.counters.samples_written, 1);
+        for b in &lock(&self.served).bells {
+            b.ring();
+        }
+    }
+
+    /// A loan dropped unpublished.
+    pub(crate) fn give_back(&self) {
+        self.ring.give_back();
     }
 
     /// The writer is deleted: readers let go, the segment file goes.
