@@ -323,6 +323,8 @@ impl Network {
         self.remove_remote_endpoints_of(&mut db, prefix, out);
         // Its endpoints were reported gone just above; any the database did not hold go here.
         self.graph.participant_left(Guid::new(prefix, EntityId::PARTICIPANT));
+        drop(db);
+        self.shm_peer_gone(prefix);
         true
     }
 
