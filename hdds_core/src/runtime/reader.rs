@@ -35,6 +35,10 @@ use crate::time;
 use crate::transport::intra::{self, TopicKey};
 use crate::wire::{EntityKind, Guid};
 
+/// A reader-side content filter: true if a sample, given its serialized payload (encapsulation
+/// header included), may enter the reader's history. See [`Reader::set_sample_filter`].
+pub type SampleFilter = dyn Fn(&[u8]) -> bool + Send + Sync;
+
 pub struct Reader {
     shared: Arc<ReaderShared>,
     net: Option<Arc<Network>>,
@@ -64,6 +68,8 @@ pub(crate) struct ReaderShared {
     /// Statuses, attached wait sets, listeners.
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
+    /// Held while the filter runs, so that replacing it waits for a running call.
+    filter: Mutex<Option<Arc<SampleFilter>>>,
 }
 
 struct ReaderState {
@@ -107,6 +113,7 @@ impl Reader {
             keys,
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
+            filter: Mutex::new(None),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -213,6 +220,18 @@ impl Reader {
     pub(crate) fn events(&self) -> &Arc<Events> {
         &self.shared.events
     }
+
+    /// Installs a content filter (`None` removes it). Every sample with data that arrives from
+    /// then on, from any writer, same-process or remote, is given to it on the delivering thread
+    /// before it enters the history; one it refuses is dropped there: it takes no history slot,
+    /// wakes no waiter and calls no listener. Samples already in the history stay. Calls never
+    /// overlap, and once this returns the previous filter is not running and will not run again.
+    ///
+    /// The filter runs under engine locks (the reader's port lock, a same-process writer's
+    /// lock): it must not call into the engine, block, or panic.
+    pub fn set_sample_filter(&self, filter: Option<Arc<SampleFilter>>) {
+        *lock(&self.shared.filter) = filter;
+    }
 }
 
 impl Drop for Reader {
@@ -235,6 +254,9 @@ impl ReaderShared {
     /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
     /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
+        if !self.passes_filter(&sample) {
+            return;
+        }
         sample.info.reception_timestamp = time::now();
         let mut st = self.lock();
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
@@ -243,6 +265,18 @@ impl ReaderShared {
         self.events.data_arrived();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
+        }
+    }
+
+    /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
+    /// always pass: the filter looks at data.
+    fn passes_filter(&self, sample: &Sample) -> bool {
+        if !sample.info.valid_data {
+            return true;
+        }
+        match &*lock(&self.filter) {
+            Some(f) => f(&sample.data),
+            None => true,
         }
     }
 
