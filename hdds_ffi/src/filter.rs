@@ -16,8 +16,10 @@ pub type HddsSampleFilter = Option<extern "C" fn(user: *const c_void, data: *con
 /// sample with data, from same-process and remote writers alike, is given to
 /// `filter(user, data, len)` on the thread that delivers it, before it enters the history; a
 /// sample the filter refuses is dropped at once: it takes no place in a KEEP_LAST history, wakes
-/// no wait set and calls no data listener. Samples already in the history stay; disposals without
-/// data are not filtered.
+/// no wait set and calls no data listener. The samples already in the history are filtered by
+/// this call too: once it returns, the history holds only samples the filter accepts (a filter
+/// set right after creating the reader also covers a TRANSIENT_LOCAL history delivered in
+/// between). Disposals without data are not filtered.
 ///
 /// The filter runs WITH ENGINE LOCKS HELD: it must not call any hdds_* function, block, or
 /// unwind (no C++ exception may leave it). Calls for one reader never overlap. Replaces the

@@ -1,5 +1,5 @@
-/* Reader-side sample filters through the C ABI: refused samples are never taken, a NULL filter
- * removes it, the user pointer comes back, bad arguments are refused. */
+/* Reader-side sample filters through the C ABI: refused samples are never taken (nor kept from
+ * before the filter was set), a NULL filter removes it, the user pointer comes back, bad arguments are refused. */
 #include <hdds/hdds.h>
 #include <stdbool.h>
 #include <string.h>
@@ -42,8 +42,13 @@ static void refused_samples_are_never_taken(void) {
   CHECK(hdds_writer_create(p, "rt/c_sample_filter", "T", &qos, &w) == HDDS_RET_OK);
   CHECK(hdds_reader_create(p, "rt/c_sample_filter", "T", &qos, &r) == HDDS_RET_OK);
 
+  /* Already in the history when the filter is set: filtered by the set. */
+  write_value(w, 1);
   const uint8_t threshold = 10;
+  calls = 0;
   CHECK(hdds_reader_set_sample_filter(r, at_least, &threshold) == HDDS_RET_OK);
+  CHECK(calls == 1);
+  CHECK(hdds_reader_wait(r, 1000000) == HDDS_RET_TIMEOUT);
   calls = 0;
   write_value(w, 12);
   write_value(w, 3);

@@ -224,13 +224,21 @@ impl Reader {
     /// Installs a content filter (`None` removes it). Every sample with data that arrives from
     /// then on, from any writer, same-process or remote, is given to it on the delivering thread
     /// before it enters the history; one it refuses is dropped there: it takes no history slot,
-    /// wakes no waiter and calls no listener. Samples already in the history stay. Calls never
-    /// overlap, and once this returns the previous filter is not running and will not run again.
+    /// wakes no waiter and calls no listener. The samples already in the history are filtered
+    /// here too, so once this returns the history holds only samples the filter accepts: a
+    /// filter set right after the reader's creation also covers what arrived in between (a
+    /// TRANSIENT_LOCAL writer's history). Calls never overlap, and once this returns the
+    /// previous filter is not running and will not run again.
     ///
-    /// The filter runs under engine locks (the reader's port lock, a same-process writer's
-    /// lock): it must not call into the engine, block, or panic.
+    /// The filter runs under engine locks (the reader's history lock here, its port lock or a
+    /// same-process writer's lock on delivery): it must not call into the engine, block, or panic.
     pub fn set_sample_filter(&self, filter: Option<Arc<SampleFilter>>) {
-        *lock(&self.shared.filter) = filter;
+        // Filter lock, then history lock; delivery takes them one after the other, never nested.
+        let mut slot = lock(&self.shared.filter);
+        if let Some(f) = &filter {
+            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(&s.data));
+        }
+        *slot = filter;
     }
 }
 
