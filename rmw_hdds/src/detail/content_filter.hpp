@@ -2,7 +2,8 @@
 //
 // A content filter bound to a message type: the DDS-SQL expression (detail/content_filter_parser
 // .hpp) with its field names resolved through the type's rosidl introspection and its %n
-// parameters substituted, checked once, when it is set; then evaluated on messages.
+// parameters substituted, checked once, when it is set (content_filter.cpp); then evaluated on
+// messages (content_filter_eval.cpp).
 //
 // Comparisons: numbers with numbers (integers exactly, whatever their width and sign; a float32
 // field against a constant at float precision, so `x = 3.14` matches the float 3.14f), strings
