@@ -33,7 +33,7 @@ use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
-use crate::wire::{EntityKind, Guid};
+use crate::wire::{EntityKind, Guid, Locator};
 
 /// A reader-side content filter: true if a sample, given its serialized payload (encapsulation
 /// header included), may enter the reader's history. See [`Reader::set_sample_filter`].
@@ -170,6 +170,13 @@ impl Reader {
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
         }
         true
+    }
+
+    /// The network locators this reader receives on: the participant's user-data unicast port on
+    /// each of its interfaces (shared by all its readers; no user-data multicast). Empty for a
+    /// same-process-only participant.
+    pub fn locators(&self) -> Vec<Locator> {
+        self.net.as_ref().map(|n| n.default_locators.clone()).unwrap_or_default()
     }
 
     /// How many samples wait to be taken.

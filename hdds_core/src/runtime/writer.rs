@@ -37,7 +37,7 @@ use crate::qos::{Durability, Qos, Reliability};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
-use crate::wire::{EntityId, EntityKind, Guid};
+use crate::wire::{EntityId, EntityKind, Guid, Locator};
 
 /// The most samples a KEEP_ALL writer keeps unacknowledged before a write blocks (DDS's
 /// RESOURCE_LIMITS max_samples, which the engine's QoS does not carry yet).
@@ -316,6 +316,12 @@ impl Writer {
                 }
             }
         }
+    }
+
+    /// The network locators this writer sends from: the participant's send socket (shared by
+    /// all its writers). Empty for a same-process-only participant.
+    pub fn locators(&self) -> Vec<Locator> {
+        self.net.as_ref().map(|n| n.send_locators()).unwrap_or_default()
     }
 
     /// How many readers this writer currently delivers to: same-process and remote.
