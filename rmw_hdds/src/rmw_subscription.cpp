@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "detail/identifier.hpp"
+#include "detail/network_flow.hpp"
 #include "detail/node.hpp"
 #include "detail/subscription.hpp"
 #include "rmw/allocators.h"
@@ -323,11 +324,9 @@ rmw_subscription_get_network_flow_endpoints(
   const rmw_subscription_t * subscription, rcutils_allocator_t * allocator,
   rmw_network_flow_endpoint_array_t * network_flow_endpoint_array)
 {
-  (void)allocator;
-  (void)network_flow_endpoint_array;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG("rmw_hdds does not report network flow endpoints");
-  return RMW_RET_UNSUPPORTED;
+  return rmw_hdds::reader_network_flow_endpoints(
+    impl_of(subscription)->reader(), allocator, network_flow_endpoint_array);
 }
 
 }  // extern "C"

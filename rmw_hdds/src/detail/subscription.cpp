@@ -45,7 +45,8 @@ Subscription * Subscription::create(
     RMW_UNIQUE_NETWORK_FLOW_ENDPOINTS_STRICTLY_REQUIRED)
   {
     RMW_SET_ERROR_MSG(
-      "rmw_hdds does not support unique network flow endpoints: create the subscription with "
+      "rmw_hdds does not support unique network flow endpoints (every endpoint of a context "
+      "shares its participant's ports): create the subscription with "
       "require_unique_network_flow_endpoints NOT_REQUIRED or OPTIONALLY_REQUIRED");
     return nullptr;
   }
