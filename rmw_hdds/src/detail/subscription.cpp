@@ -58,6 +58,16 @@ Subscription * Subscription::create(
   if (MessageTypeSupport::resolve(type_support, &ts) != RMW_RET_OK) {
     return nullptr;
   }
+  // A bad filter fails before anything exists (no reader, nothing in the graph).
+  std::unique_ptr<ContentFilter> filter;
+  const rmw_subscription_content_filter_options_t * cft = options.content_filter_options;
+  if (cft != nullptr && cft->filter_expression != nullptr && cft->filter_expression[0] != '\0' &&
+    ContentFilter::create(
+      ts, cft->filter_expression, cft->expression_parameters.size,
+      cft->expression_parameters.data, &filter) != RMW_RET_OK)
+  {
+    return nullptr;
+  }
   const std::string dds_topic = names::topic_to_dds(topic_name, qos.avoid_ros_namespace_conventions);
   const std::string dds_type = names::type_to_dds(ts.type_name());
 
@@ -104,13 +114,12 @@ Subscription * Subscription::create(
     return nullptr;
   }
   sub->registered_ = true;
-  const rmw_subscription_content_filter_options_t * cft = options.content_filter_options;
-  if (cft != nullptr && cft->filter_expression != nullptr &&
-    sub->set_content_filter(
-      cft->filter_expression, cft->expression_parameters.size,
-      cft->expression_parameters.data) != RMW_RET_OK)
-  {
-    return nullptr;
+  if (filter) {
+    // Also filters what arrived since the reader was created (a TRANSIENT_LOCAL history).
+    std::lock_guard<std::mutex> lock(sub->filter_mutex_);
+    if (sub->install_filter(std::move(filter)) != RMW_RET_OK) {
+      return nullptr;
+    }
   }
   return sub.release();
 }
@@ -334,7 +343,6 @@ void Subscription::on_data(const void * user, size_t count)
 rmw_ret_t Subscription::set_content_filter(
   const char * expression, size_t parameter_count, const char * const * parameters)
 {
-  std::lock_guard<std::mutex> lock(filter_mutex_);
   std::unique_ptr<ContentFilter> filter;
   if (expression[0] != '\0') {
     const rmw_ret_t ret =
@@ -343,6 +351,12 @@ rmw_ret_t Subscription::set_content_filter(
       return ret;
     }
   }
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  return install_filter(std::move(filter));
+}
+
+rmw_ret_t Subscription::install_filter(std::unique_ptr<ContentFilter> filter)
+{
   if (!filter && !filter_) {
     return RMW_RET_OK;
   }

@@ -90,6 +90,8 @@ private:
   rmw_ret_t read_sample(const SampleHandle & sample, void * ros_message, rmw_message_info_t * info);
   static void on_data(const void * user, size_t count);
   static bool filter_sample(const void * user, const uint8_t * data, size_t len);
+  // Puts `filter` (nullptr: none) in the engine reader and keeps it. Call with filter_mutex_ held.
+  rmw_ret_t install_filter(std::unique_ptr<ContentFilter> filter);
 
   Node & node_;
   ReaderHandle reader_;
