@@ -26,6 +26,9 @@ fn participant(udp: bool, busy: bool, tag: &str) -> Participant {
     if busy {
         shm.spin = Duration::MAX;
     }
+    if let Some(us) = std::env::var("SHM_SPIN_US").ok().and_then(|v| v.parse().ok()) {
+        shm.spin = Duration::from_micros(us);
+    }
     let net = NetworkConfig {
         domain_tag: tag.to_owned(),
         spdp_period: Duration::from_millis(200),
