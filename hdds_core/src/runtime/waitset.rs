@@ -57,22 +57,20 @@ impl WaitCore {
     }
 
     /// Doorbell mode: sleeps on `port`'s doorbell, draining its rings at each wake-up, until
-    /// signalled (true) or `deadline` passes (false).
-    fn sleep_on_bell(&self, port: &ShmPort, deadline: Option<Instant>) -> bool {
+    /// signalled (true) or `deadline` passes (false). Also returns the doorbell count up to which
+    /// everything was drained.
+    fn sleep_on_bell(&self, port: &ShmPort, deadline: Option<Instant>) -> (bool, u32) {
         loop {
             let seen = port.bell();
-            if *lock(&self.signalled) {
-                return true;
-            }
             port.drain();
             run_listeners();
             if *lock(&self.signalled) {
-                return true;
+                return (true, seen);
             }
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(l) if !l.is_zero() => l,
-                    _ => return false,
+                    _ => return (false, seen),
                 },
                 None => Duration::from_secs(3600),
             };
@@ -232,9 +230,9 @@ impl WaitSet {
             let signalled = match &port {
                 Some(p) => {
                     p.enter_drainer();
-                    let s = self.core.sleep_on_bell(p, deadline);
-                    p.leave_drainer();
-                    s
+                    let (signalled, drained) = self.core.sleep_on_bell(p, deadline);
+                    p.leave_drainer(drained);
+                    signalled
                 }
                 None => self.core.sleep(deadline),
             };

@@ -146,11 +146,15 @@ impl ShmPort {
         self.drainers.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// ... and stops: the reader thread takes over again (the other side of the handshake in
-    /// `run`: either it sees the count at zero, or this sees it aside and kicks it).
-    pub(crate) fn leave_drainer(&self) {
+    /// ... and stops, having drained everything rung up to doorbell count `drained`. The reader
+    /// thread takes over again; it is woken (a syscall) only when the doorbell rang since, so a
+    /// ping-pong that always waits makes no extra wake-up. (The other side of the handshake is in
+    /// `run`: either it sees the count at zero, or this sees it aside.)
+    pub(crate) fn leave_drainer(&self, drained: u32) {
         self.drainers.fetch_sub(1, Ordering::SeqCst);
-        self.kick_reader_thread();
+        if self.doorbell.current() != drained {
+            self.kick_reader_thread();
+        }
     }
 
     /// The doorbell's count, for [`ShmPort::sleep`].
