@@ -125,7 +125,7 @@ impl ShmPort {
                 self.aside.store(1, Ordering::SeqCst);
                 let k = self.kick.load(Ordering::SeqCst);
                 if self.drainers.load(Ordering::SeqCst) > 0 {
-                    futex::wait(&self.kick, k, Some(IDLE_WAIT));
+                    futex::wait(&self.kick, k, Some(if backlog { BACKLOG_WAIT } else { IDLE_WAIT }));
                 }
                 self.aside.store(0, Ordering::SeqCst);
                 continue;
