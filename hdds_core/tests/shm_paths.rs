@@ -271,6 +271,8 @@ fn matched_statuses_follow_endpoints_and_segments_go_with_their_writer() {
     let w = a.create_writer("t/st", T, Qos::default()).unwrap();
     let r = b.create_reader("t/st", T, Qos::default()).unwrap();
     assert!(matched(&w, &r));
+    // The statuses change just after the counts (on the discovery thread): wait for them too.
+    assert!(wait_until(Duration::from_secs(2), || w.status_changes() & PUBLICATION_MATCHED != 0));
     assert_eq!(w.status(PUBLICATION_MATCHED).unwrap().current_count, 1);
     assert_eq!(r.status(SUBSCRIPTION_MATCHED).unwrap().current_count, 1);
     assert_eq!(r.status(LIVELINESS_CHANGED).unwrap().current_count, 1, "alive count");

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "detail/identifier.hpp"
+#include "detail/network_flow.hpp"
 #include "detail/node.hpp"
 #include "detail/publisher.hpp"
 #include "rmw/allocators.h"
@@ -64,7 +65,8 @@ rmw_create_publisher(
     RMW_UNIQUE_NETWORK_FLOW_ENDPOINTS_STRICTLY_REQUIRED)
   {
     RMW_SET_ERROR_MSG(
-      "rmw_hdds does not support unique network flow endpoints: create the publisher with "
+      "rmw_hdds does not support unique network flow endpoints (every endpoint of a context "
+      "shares its participant's ports): create the publisher with "
       "require_unique_network_flow_endpoints NOT_REQUIRED or OPTIONALLY_REQUIRED");
     return nullptr;
   }
@@ -247,11 +249,9 @@ rmw_publisher_get_network_flow_endpoints(
   const rmw_publisher_t * publisher, rcutils_allocator_t * allocator,
   rmw_network_flow_endpoint_array_t * network_flow_endpoint_array)
 {
-  (void)allocator;
-  (void)network_flow_endpoint_array;
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG("rmw_hdds does not report network flow endpoints");
-  return RMW_RET_UNSUPPORTED;
+  return rmw_hdds::writer_network_flow_endpoints(
+    impl_of(publisher)->writer(), allocator, network_flow_endpoint_array);
 }
 
 }  // extern "C"

@@ -33,7 +33,11 @@ use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
-use crate::wire::{EntityKind, Guid};
+use crate::wire::{EntityKind, Guid, Locator};
+
+/// A reader-side content filter: true if a sample, given its serialized payload (encapsulation
+/// header included), may enter the reader's history. See [`Reader::set_sample_filter`].
+pub type SampleFilter = dyn Fn(&[u8]) -> bool + Send + Sync;
 
 pub struct Reader {
     shared: Arc<ReaderShared>,
@@ -66,6 +70,8 @@ pub(crate) struct ReaderShared {
     /// Statuses, attached wait sets, listeners.
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
+    /// Held while the filter runs, so that replacing it waits for a running call.
+    filter: Mutex<Option<Arc<SampleFilter>>>,
 }
 
 struct ReaderState {
@@ -110,6 +116,7 @@ impl Reader {
             keys,
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
+            filter: Mutex::new(None),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -168,6 +175,13 @@ impl Reader {
         true
     }
 
+    /// The network locators this reader receives on: the participant's user-data unicast port on
+    /// each of its interfaces (shared by all its readers; no user-data multicast). Empty for a
+    /// same-process-only participant.
+    pub fn locators(&self) -> Vec<Locator> {
+        self.net.as_ref().map(|n| n.default_locators.clone()).unwrap_or_default()
+    }
+
     /// How many samples wait to be taken.
     pub fn available(&self) -> usize {
         self.shared.queue_len()
@@ -217,6 +231,26 @@ impl Reader {
     pub(crate) fn events(&self) -> &Arc<Events> {
         &self.shared.events
     }
+
+    /// Installs a content filter (`None` removes it). Every sample with data that arrives from
+    /// then on, from any writer, same-process or remote, is given to it on the delivering thread
+    /// before it enters the history; one it refuses is dropped there: it takes no history slot,
+    /// wakes no waiter and calls no listener. The samples already in the history are filtered
+    /// here too, so once this returns the history holds only samples the filter accepts: a
+    /// filter set right after the reader's creation also covers what arrived in between (a
+    /// TRANSIENT_LOCAL writer's history). Calls never overlap, and once this returns the
+    /// previous filter is not running and will not run again.
+    ///
+    /// The filter runs under engine locks (the reader's history lock here, its port lock or a
+    /// same-process writer's lock on delivery): it must not call into the engine, block, or panic.
+    pub fn set_sample_filter(&self, filter: Option<Arc<SampleFilter>>) {
+        // Filter lock, then history lock; delivery takes them one after the other, never nested.
+        let mut slot = lock(&self.shared.filter);
+        if let Some(f) = &filter {
+            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(&s.data));
+        }
+        *slot = filter;
+    }
 }
 
 impl Drop for Reader {
@@ -244,6 +278,9 @@ impl ReaderShared {
     /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
     /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
+        if !self.passes_filter(&sample) {
+            return;
+        }
         sample.info.reception_timestamp = time::now();
         let mut st = self.lock();
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
@@ -252,6 +289,18 @@ impl ReaderShared {
         self.events.data_arrived();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
+        }
+    }
+
+    /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
+    /// always pass: the filter looks at data.
+    fn passes_filter(&self, sample: &Sample) -> bool {
+        if !sample.info.valid_data {
+            return true;
+        }
+        match &*lock(&self.filter) {
+            Some(f) => f(&sample.data),
+            None => true,
         }
     }
 

@@ -39,7 +39,7 @@ use crate::time;
 use crate::transport::intra::{self, TopicKey};
 use crate::transport::shm::ring::SampleDesc;
 use crate::transport::shm::writer::ShmWriter;
-use crate::wire::{EntityId, EntityKind, Guid};
+use crate::wire::{EntityId, EntityKind, Guid, Locator};
 
 #[path = "writer_loan.rs"]
 mod loan;
@@ -353,6 +353,12 @@ impl Writer {
                 }
             }
         }
+    }
+
+    /// The network locators this writer sends from: the participant's send socket (shared by
+    /// all its writers). Empty for a same-process-only participant.
+    pub fn locators(&self) -> Vec<Locator> {
+        self.net.as_ref().map(|n| n.send_locators()).unwrap_or_default()
     }
 
     /// How many readers this writer currently delivers to: same-process and remote.

@@ -305,6 +305,15 @@ impl Network {
         Ok(net)
     }
 
+    /// Where our writers' datagrams leave from: the one send socket every endpoint shares.
+    pub(crate) fn send_locators(&self) -> Vec<Locator> {
+        match self.udp.local_addr() {
+            Ok(SocketAddr::V4(a)) => vec![Locator::udpv4(*a.ip(), a.port())],
+            Ok(SocketAddr::V6(a)) => vec![Locator::udpv6(*a.ip(), a.port())],
+            Err(_) => Vec::new(),
+        }
+    }
+
     pub(crate) fn stats(&self) -> NetStats {
         let c = &self.counters;
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);

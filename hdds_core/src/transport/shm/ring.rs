@@ -46,8 +46,9 @@ const LINE: usize = 64;
 const PAGE: usize = 4096;
 /// Payload allocations are rounded to cache lines (a reader's copy starts aligned).
 const ALLOC_ALIGN: usize = 64;
-/// The arena is committed in steps of at least this much (fewer fallocate calls).
-const COMMIT_STEP: usize = 1 << 20;
+/// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
+/// samples keeps one step).
+const COMMIT_STEP: usize = 64 << 10;
 const POS_BITS: u32 = 48;
 const POS_MASK: u64 = (1 << POS_BITS) - 1;
 /// How long a blocked writer sleeps at most between two looks (a reader that went away without a
