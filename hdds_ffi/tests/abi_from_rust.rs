@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use hdds_ffi::condition::*;
 use hdds_ffi::discovery::*;
 use hdds_ffi::endpoint::*;
+use hdds_ffi::loan::*;
 use hdds_ffi::participant::*;
 use hdds_ffi::qos::*;
 use hdds_ffi::ret::*;
@@ -224,6 +225,50 @@ fn bad_arguments_are_codes_not_undefined_behaviour() {
     hdds_writer_destroy(ptr::null_mut());
     hdds_sample_free(ptr::null_mut());
     hdds_waitset_destroy(ws);
+    hdds_writer_destroy(w);
+    hdds_participant_destroy(p);
+}
+
+#[test]
+fn loans_through_raw_pointers() {
+    // Same-process only (Miri has no sockets, no file-backed mmap): the loan is ordinary memory,
+    // which runs the same entry points and the same unsafe blocks of loan.rs.
+    let p = participant(43);
+    let mut w = ptr::null_mut();
+    let mut r = ptr::null_mut();
+    assert_eq!(hdds_writer_create(p, c"rt/loan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
+    assert_eq!(hdds_reader_create(p, c"rt/loan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    let mut loan = ptr::null_mut();
+    assert_eq!(hdds_writer_loan(w, PAYLOAD.len(), &mut loan), HddsRet::Ok, "{}", last_error());
+    let mut data = ptr::null_mut();
+    let mut len = 0usize;
+    assert_eq!(hdds_loan_data(loan, &mut data, &mut len), HddsRet::Ok);
+    assert_eq!(len, PAYLOAD.len());
+    // SAFETY: hdds_loan_data gave len writable bytes, ours until the loan is published.
+    unsafe { ptr::copy_nonoverlapping(PAYLOAD.as_ptr(), data, len) };
+    let mut shm = true;
+    assert_eq!(hdds_loan_in_shared_memory(loan, &mut shm), HddsRet::Ok);
+    assert!(!shm);
+    let mut sn = 0i64;
+    assert_eq!(hdds_loan_publish(loan, ptr::null(), &mut sn), HddsRet::Ok);
+    assert_eq!(sn, 1);
+    let mut s = ptr::null_mut();
+    assert_eq!(hdds_reader_take(r, &mut s), HddsRet::Ok);
+    let mut n = 0usize;
+    let d = hdds_sample_data(s, &mut n);
+    // SAFETY: hdds_sample_data returned n bytes valid until hdds_sample_free.
+    assert_eq!(unsafe { std::slice::from_raw_parts(d, n) }, PAYLOAD);
+    hdds_sample_free(s);
+    // Returned, and errors: nothing is published, nothing leaks.
+    assert_eq!(hdds_writer_loan(w, 4, &mut loan), HddsRet::Ok);
+    hdds_loan_return(loan);
+    hdds_loan_return(ptr::null_mut());
+    assert_eq!(hdds_writer_loan(w, 4, ptr::null_mut()), HddsRet::BadArgument);
+    assert_eq!(hdds_loan_publish(ptr::null_mut(), ptr::null(), ptr::null_mut()), HddsRet::BadArgument);
+    assert_eq!(hdds_loan_data(ptr::null_mut(), &mut data, &mut len), HddsRet::BadArgument);
+    let mut s = ptr::null_mut();
+    assert_eq!(hdds_reader_take(r, &mut s), HddsRet::NoData);
+    hdds_reader_destroy(r);
     hdds_writer_destroy(w);
     hdds_participant_destroy(p);
 }
