@@ -97,6 +97,10 @@ pub struct NetStats {
     pub spdp_answers: u64,
     pub participants_lost_by_lease: u64,
     pub participants_disposed: u64,
+    /// Announcements of a new participant dropped because `max_remote_participants` were known.
+    pub participants_over_limit: u64,
+    /// SEDP data of a new writer or reader dropped because `max_remote_endpoints` were known.
+    pub endpoints_over_limit: u64,
 }
 
 #[derive(Default)]
@@ -119,6 +123,8 @@ pub(crate) struct Counters {
     spdp_answers: AtomicU64,
     participants_lost_by_lease: AtomicU64,
     participants_disposed: AtomicU64,
+    participants_over_limit: AtomicU64,
+    endpoints_over_limit: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -302,6 +308,8 @@ impl Network {
             spdp_answers: g(&c.spdp_answers),
             participants_lost_by_lease: g(&c.participants_lost_by_lease),
             participants_disposed: g(&c.participants_disposed),
+            participants_over_limit: g(&c.participants_over_limit),
+            endpoints_over_limit: g(&c.endpoints_over_limit),
         }
     }
 
