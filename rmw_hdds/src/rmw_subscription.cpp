@@ -1,12 +1,14 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
-// Subscriptions. Loans, subscription allocations and content filters are not offered
-// (can_loan_messages and is_cft_enabled are false): their entry points say so with
-// RMW_RET_UNSUPPORTED, as rmw documents for that case.
+// Subscriptions. Messages are loaned for fixed-size types only (can_loan_messages,
+// detail/loans.hpp); content filters are DDS-SQL expressions evaluated as samples arrive
+// (detail/content_filter.hpp; is_cft_enabled while one is set); subscription allocations are not
+// offered. What is not offered says so with RMW_RET_UNSUPPORTED, as rmw documents for that case.
 
 #include <cstring>
 
 #include "detail/identifier.hpp"
+#include "detail/network_flow.hpp"
 #include "detail/node.hpp"
 #include "detail/subscription.hpp"
 #include "rmw/allocators.h"
@@ -37,8 +39,16 @@ void free_rmw_subscription(rmw_subscription_t * sub)
 rmw_ret_t loans_unsupported()
 {
   RMW_SET_ERROR_MSG(
-    "rmw_hdds does not loan messages (can_loan_messages is false): take with rmw_take");
+    "rmw_hdds loans only messages without strings or sequences, and this subscription's type "
+    "has some (can_loan_messages is false): take with rmw_take");
   return RMW_RET_UNSUPPORTED;
+}
+
+rmw_ret_t loan_not_null()
+{
+  RMW_SET_ERROR_MSG(
+    "*loaned_message is not NULL: it would be overwritten (and leak); pass a pointer set to NULL");
+  return RMW_RET_INVALID_ARGUMENT;
 }
 }  // namespace
 
@@ -85,10 +95,11 @@ rmw_create_subscription(
   sub->implementation_identifier = rmw_hdds::kIdentifier;
   sub->data = impl;
   sub->options = *subscription_options;
-  // Content filters are not supported: rcl sees is_cft_enabled false and filters nothing.
+  // The filter given here lives in the Subscription (rmw_subscription_get_content_filter); the
+  // caller's options are not kept.
   sub->options.content_filter_options = nullptr;
-  sub->can_loan_messages = false;
-  sub->is_cft_enabled = false;
+  sub->can_loan_messages = impl->can_loan();
+  sub->is_cft_enabled = impl->has_content_filter();
   return sub;
 }
 
@@ -234,11 +245,17 @@ rmw_take_loaned_message(
   const rmw_subscription_t * subscription, void ** loaned_message, bool * taken,
   rmw_subscription_allocation_t * allocation)
 {
-  (void)loaned_message;
-  (void)taken;
-  (void)allocation;
+  (void)allocation;  // none is ever handed out (rmw_init_subscription_allocation is unsupported)
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  return loans_unsupported();
+  if (!impl_of(subscription)->can_loan()) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  if (*loaned_message != nullptr) {
+    return loan_not_null();
+  }
+  return impl_of(subscription)->take_loaned(loaned_message, nullptr, taken);
 }
 
 rmw_ret_t
@@ -246,32 +263,48 @@ rmw_take_loaned_message_with_info(
   const rmw_subscription_t * subscription, void ** loaned_message, bool * taken,
   rmw_message_info_t * message_info, rmw_subscription_allocation_t * allocation)
 {
-  (void)loaned_message;
-  (void)taken;
-  (void)message_info;
   (void)allocation;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  return loans_unsupported();
+  if (!impl_of(subscription)->can_loan()) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_info, RMW_RET_INVALID_ARGUMENT);
+  if (*loaned_message != nullptr) {
+    return loan_not_null();
+  }
+  return impl_of(subscription)->take_loaned(loaned_message, message_info, taken);
 }
 
 rmw_ret_t
 rmw_return_loaned_message_from_subscription(
   const rmw_subscription_t * subscription, void * loaned_message)
 {
-  (void)loaned_message;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  return loans_unsupported();
+  if (!impl_of(subscription)->can_loan()) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  return impl_of(subscription)->return_loan(loaned_message);
 }
 
 rmw_ret_t
 rmw_subscription_set_content_filter(
   rmw_subscription_t * subscription, const rmw_subscription_content_filter_options_t * options)
 {
-  (void)options;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not filter content (is_cft_enabled is false): filter in the callback");
-  return RMW_RET_UNSUPPORTED;
+  RMW_CHECK_ARGUMENT_FOR_NULL(options, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(options->filter_expression, RMW_RET_INVALID_ARGUMENT);
+  if (options->expression_parameters.size > 0) {
+    RMW_CHECK_ARGUMENT_FOR_NULL(options->expression_parameters.data, RMW_RET_INVALID_ARGUMENT);
+  }
+  rmw_hdds::Subscription * impl = impl_of(subscription);
+  const rmw_ret_t ret = impl->set_content_filter(
+    options->filter_expression, options->expression_parameters.size,
+    options->expression_parameters.data);
+  subscription->is_cft_enabled = impl->has_content_filter();
+  return ret;
 }
 
 rmw_ret_t
@@ -279,12 +312,11 @@ rmw_subscription_get_content_filter(
   const rmw_subscription_t * subscription, rcutils_allocator_t * allocator,
   rmw_subscription_content_filter_options_t * options)
 {
-  (void)allocator;
-  (void)options;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not filter content (is_cft_enabled is false): filter in the callback");
-  return RMW_RET_UNSUPPORTED;
+  RCUTILS_CHECK_ALLOCATOR_WITH_MSG(
+    allocator, "allocator is invalid", return RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(options, RMW_RET_INVALID_ARGUMENT);
+  return impl_of(subscription)->get_content_filter(allocator, options);
 }
 
 rmw_ret_t
@@ -292,11 +324,9 @@ rmw_subscription_get_network_flow_endpoints(
   const rmw_subscription_t * subscription, rcutils_allocator_t * allocator,
   rmw_network_flow_endpoint_array_t * network_flow_endpoint_array)
 {
-  (void)allocator;
-  (void)network_flow_endpoint_array;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG("rmw_hdds does not report network flow endpoints");
-  return RMW_RET_UNSUPPORTED;
+  return rmw_hdds::reader_network_flow_endpoints(
+    impl_of(subscription)->reader(), allocator, network_flow_endpoint_array);
 }
 
 }  // extern "C"

@@ -204,7 +204,8 @@ TEST_P(ServiceInterop, HddsClientCallsTheirServer)
   rmw_test::Node node(context, "hdds_add_two_ints_client");
   ASSERT_NE(nullptr, node.get());
   rmw_client_t * client =
-    rmw_create_client(node.get(), add_two_ints(), "/add_two_ints", &rmw_qos_profile_services_default);
+    rmw_create_client(
+    node.get(), add_two_ints(), "/add_two_ints", &rmw_qos_profile_services_default);
   ASSERT_NE(nullptr, client) << take_error();
 
   ASSERT_TRUE(
@@ -213,7 +214,8 @@ TEST_P(ServiceInterop, HddsClientCallsTheirServer)
         bool available = false;
         EXPECT_EQ(RMW_RET_OK, rmw_service_server_is_available(node.get(), client, &available));
         return available;
-      }, 30000ms)) << "the " << GetParam() << " server never became available:\n" << server.output();
+      }, 30000ms)) <<
+    "the " << GetParam() << " server never became available:\n" << server.output();
 
   const int64_t operands[2][2] = {{2, 3}, {40, 2}};
   for (const auto & op : operands) {
@@ -297,7 +299,8 @@ TEST(ServiceInteropMixed, OneRequestToServersOfBothFormats)
   rmw_test::Node node(context, "hdds_add_two_ints_client");
   ASSERT_NE(nullptr, node.get());
   rmw_client_t * client =
-    rmw_create_client(node.get(), add_two_ints(), "/add_two_ints", &rmw_qos_profile_services_default);
+    rmw_create_client(
+    node.get(), add_two_ints(), "/add_two_ints", &rmw_qos_profile_services_default);
   ASSERT_NE(nullptr, client) << take_error();
   ASSERT_TRUE(
     rmw_test::wait_until(

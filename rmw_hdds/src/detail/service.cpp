@@ -144,7 +144,8 @@ Service::Requester Service::find_cyclone_reader(
     return Requester::kGone;
   }
   std::vector<Guid> candidates;
-  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+  const auto readers = endpoints_->endpoints_on_topic(endpoints_->written_topic(), true);
+  for (const DiscoveredEndpoint & ep : readers) {
     if (same_participant(ep.guid.data(), writer.data()) &&
       ServiceEndpoints::pairing_id(ep, sf::kClientIdKey) == client.client_id)
     {

@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "detail/gid.hpp"
 #include "detail/names.hpp"
@@ -44,7 +45,8 @@ Subscription * Subscription::create(
     RMW_UNIQUE_NETWORK_FLOW_ENDPOINTS_STRICTLY_REQUIRED)
   {
     RMW_SET_ERROR_MSG(
-      "rmw_hdds does not support unique network flow endpoints: create the subscription with "
+      "rmw_hdds does not support unique network flow endpoints (every endpoint of a context "
+      "shares its participant's ports): create the subscription with "
       "require_unique_network_flow_endpoints NOT_REQUIRED or OPTIONALLY_REQUIRED");
     return nullptr;
   }
@@ -82,6 +84,13 @@ Subscription * Subscription::create(
     RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the subscription");
     return nullptr;
   }
+  if (ts.is_fixed_size()) {
+    sub->loans_.reset(new (std::nothrow) Loans(ts));
+    if (!sub->loans_) {
+      RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the subscription");
+      return nullptr;
+    }
+  }
   uint8_t guid[16];
   if (hdds_reader_guid(sub->reader_.get(), guid) != HDDS_RET_OK) {
     RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
@@ -95,6 +104,14 @@ Subscription * Subscription::create(
     return nullptr;
   }
   sub->registered_ = true;
+  const rmw_subscription_content_filter_options_t * cft = options.content_filter_options;
+  if (cft != nullptr && cft->filter_expression != nullptr &&
+    sub->set_content_filter(
+      cft->filter_expression, cft->expression_parameters.size,
+      cft->expression_parameters.data) != RMW_RET_OK)
+  {
+    return nullptr;
+  }
   return sub.release();
 }
 
@@ -106,6 +123,10 @@ Subscription::~Subscription()
   // Not under mutex_: clearing waits for a running on_data, which takes it.
   if (listening_) {
     hdds_reader_set_data_listener(reader_.get(), nullptr, nullptr);
+  }
+  if (filter_) {
+    // Waits for a running call: the filter can go after this.
+    hdds_reader_set_sample_filter(reader_.get(), nullptr, nullptr);
   }
   events_.reset();
   reader_.reset();
@@ -127,21 +148,16 @@ rmw_ret_t Subscription::take_sample(SampleHandle * out)
   return RMW_RET_OK;
 }
 
-rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
+rmw_ret_t Subscription::read_sample(
+  const SampleHandle & sample, void * ros_message, rmw_message_info_t * info)
 {
-  *taken = false;
-  SampleHandle sample;
-  rmw_ret_t ret = take_sample(&sample);
-  if (ret != RMW_RET_OK || !sample) {
-    return ret;
-  }
   size_t len = 0;
   const uint8_t * data = hdds_sample_data(sample.get(), &len);
   if (data == nullptr) {
     RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
     return RMW_RET_ERROR;
   }
-  ret = type_support_.deserialize(data, len, ros_message);
+  rmw_ret_t ret = type_support_.deserialize(data, len, ros_message);
   if (ret != RMW_RET_OK) {
     return ret;
   }
@@ -153,7 +169,51 @@ rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool
     }
     fill_message_info(si, node_.context().guid(), info);
   }
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
+{
+  *taken = false;
+  SampleHandle sample;
+  rmw_ret_t ret = take_sample(&sample);
+  if (ret != RMW_RET_OK || !sample) {
+    return ret;
+  }
+  ret = read_sample(sample, ros_message, info);
+  *taken = ret == RMW_RET_OK;
+  return ret;
+}
+
+rmw_ret_t Subscription::take_loaned(void ** msg, rmw_message_info_t * info, bool * taken)
+{
+  *taken = false;
+  SampleHandle sample;
+  rmw_ret_t ret = take_sample(&sample);
+  if (ret != RMW_RET_OK || !sample) {
+    return ret;
+  }
+  void * loan = nullptr;
+  ret = loans_->lend(&loan);
+  if (ret != RMW_RET_OK) {
+    return ret;
+  }
+  ret = read_sample(sample, loan, info);
+  if (ret != RMW_RET_OK) {
+    loans_->take_back(loan);  // freed as the Returned goes
+    return ret;
+  }
+  *msg = loan;
   *taken = true;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::return_loan(void * msg)
+{
+  if (!loans_->take_back(msg)) {
+    RMW_SET_ERROR_MSG("rmw_hdds: the message was not loaned by this subscription");
+    return RMW_RET_ERROR;
+  }
   return RMW_RET_OK;
 }
 
@@ -269,5 +329,62 @@ void Subscription::on_data(const void * user, size_t count)
         self->callback_(self->callback_user_data_, count);
       }
     });
+}
+
+rmw_ret_t Subscription::set_content_filter(
+  const char * expression, size_t parameter_count, const char * const * parameters)
+{
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  std::unique_ptr<ContentFilter> filter;
+  if (expression[0] != '\0') {
+    const rmw_ret_t ret =
+      ContentFilter::create(type_support_, expression, parameter_count, parameters, &filter);
+    if (ret != RMW_RET_OK) {
+      return ret;
+    }
+  }
+  if (!filter && !filter_) {
+    return RMW_RET_OK;
+  }
+  const HddsRet r = filter ?
+    hdds_reader_set_sample_filter(reader_.get(), &Subscription::filter_sample, filter.get()) :
+    hdds_reader_set_sample_filter(reader_.get(), nullptr, nullptr);
+  if (r != HDDS_RET_OK) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: cannot set the content filter: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  // The engine no longer calls the old filter: it can go.
+  filter_ = std::move(filter);
+  return RMW_RET_OK;
+}
+
+bool Subscription::has_content_filter() const
+{
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  return filter_ != nullptr;
+}
+
+rmw_ret_t Subscription::get_content_filter(
+  rcutils_allocator_t * allocator, rmw_subscription_content_filter_options_t * out) const
+{
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  if (!filter_) {
+    RMW_SET_ERROR_MSG(
+      "rmw_hdds: this subscription has no content filter (set one with "
+      "rmw_subscription_set_content_filter or in the subscription options)");
+    return RMW_RET_ERROR;
+  }
+  std::vector<const char *> parameters;
+  for (const std::string & p : filter_->parameters()) {
+    parameters.push_back(p.c_str());
+  }
+  return rmw_subscription_content_filter_options_init(
+    filter_->expression().c_str(), parameters.size(), parameters.data(), allocator, out);
+}
+
+bool Subscription::filter_sample(const void * user, const uint8_t * data, size_t len)
+{
+  // matches_serialized is noexcept and touches neither rmw error state nor logging.
+  return static_cast<ContentFilter *>(const_cast<void *>(user))->matches_serialized(data, len);
 }
 }  // namespace rmw_hdds

@@ -15,11 +15,14 @@
 #include <mutex>
 #include <string>
 
+#include "detail/content_filter.hpp"
 #include "detail/event.hpp"
 #include "detail/hdds_handle.hpp"
+#include "detail/loans.hpp"
 #include "detail/type_support.hpp"
 #include "rmw/event_callback_type.h"
 #include "rmw/message_sequence.h"
+#include "rmw/subscription_content_filter_options.h"
 #include "rmw/types.h"
 
 namespace rmw_hdds
@@ -52,7 +55,27 @@ public:
     size_t count, rmw_message_sequence_t * messages, rmw_message_info_sequence_t * infos,
     size_t * taken);
   rmw_ret_t matched_count(size_t * count) const;
+
+  // Loans, for fixed-size types only (can_loan() false otherwise; see detail/loans.hpp).
+  bool can_loan() const {return loans_ != nullptr;}
+  // As take, into a new loan put in *msg (for return_loan) when *taken.
+  rmw_ret_t take_loaned(void ** msg, rmw_message_info_t * info, bool * taken);
+  // Frees a loan of this subscription. RMW_RET_ERROR (msg untouched) if it is not one.
+  rmw_ret_t return_loan(void * msg);
+
   rmw_ret_t set_on_new_message_callback(rmw_event_callback_t callback, const void * user_data);
+
+  // Content filter (detail/content_filter.hpp), installed in the engine reader: samples that do
+  // not pass are dropped as they arrive, and those already waiting when it is set. An empty
+  // expression removes the filter. On a bad expression or parameter: RMW_RET_INVALID_ARGUMENT
+  // (message set), the previous filter stays. Thread-safe.
+  rmw_ret_t set_content_filter(
+    const char * expression, size_t parameter_count, const char * const * parameters);
+  bool has_content_filter() const;
+  // The filter's expression and parameters, allocated with `allocator` into `out`.
+  // RMW_RET_ERROR (message set) when no filter is set.
+  rmw_ret_t get_content_filter(
+    rcutils_allocator_t * allocator, rmw_subscription_content_filter_options_t * out) const;
 
   const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
   const rmw_gid_t & gid() const {return gid_;}
@@ -63,7 +86,10 @@ private:
   Subscription(Node & node, ReaderHandle reader, const MessageTypeSupport & type_support);
   // The next sample, or nullptr when none is waiting (RMW_RET_OK) or on failure.
   rmw_ret_t take_sample(SampleHandle * out);
+  // Deserializes the sample into `ros_message` and fills `info` unless it is null.
+  rmw_ret_t read_sample(const SampleHandle & sample, void * ros_message, rmw_message_info_t * info);
   static void on_data(const void * user, size_t count);
+  static bool filter_sample(const void * user, const uint8_t * data, size_t len);
 
   Node & node_;
   ReaderHandle reader_;
@@ -72,11 +98,16 @@ private:
   rmw_gid_t gid_{};
   bool registered_ = false;
   std::unique_ptr<EventSource> events_;
+  std::unique_ptr<Loans> loans_;  // fixed-size types only
 
   std::mutex mutex_;
   rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_
   const void * callback_user_data_ = nullptr;  // guarded by mutex_
   bool listening_ = false;  // guarded by mutex_
+
+  mutable std::mutex filter_mutex_;
+  // The engine reader calls filter_->matches_serialized, one call at a time.
+  std::unique_ptr<ContentFilter> filter_;  // guarded by filter_mutex_
 };
 }  // namespace rmw_hdds
 

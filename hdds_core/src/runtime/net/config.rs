@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::discovery::spdp::HDDS_LEASE_DURATION;
 use crate::error::{Error, Result};
+pub use crate::transport::shm::SharedMemoryConfig;
 
 /// The network side of a participant; pass it to [`crate::Participant::with_network`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +53,9 @@ pub struct NetworkConfig {
     /// counted ([`super::NetStats::endpoints_over_limit`]); it is taken when its SEDP data comes
     /// again after another endpoint left.
     pub max_remote_endpoints: usize,
+    /// Shared memory with the hdds participants of other processes on this host (on by default;
+    /// `transport::shm` describes the path).
+    pub shared_memory: SharedMemoryConfig,
 }
 
 /// Defaults of the discovery caps: far above a large ROS system (500 nodes of about 30 endpoints
@@ -74,6 +78,7 @@ impl Default for NetworkConfig {
             domain_tag: String::new(),
             max_remote_participants: DEFAULT_MAX_REMOTE_PARTICIPANTS,
             max_remote_endpoints: DEFAULT_MAX_REMOTE_ENDPOINTS,
+            shared_memory: SharedMemoryConfig::default(),
         }
     }
 }
@@ -101,6 +106,7 @@ pub(crate) struct Resolved {
     pub(crate) domain_tag: String,
     pub(crate) max_remote_participants: usize,
     pub(crate) max_remote_endpoints: usize,
+    pub(crate) shared_memory: SharedMemoryConfig,
 }
 
 impl NetworkConfig {
@@ -109,6 +115,14 @@ impl NetworkConfig {
             return Err(Error::bad_argument(
                 "spdp_period is zero: the participant would announce itself without pause",
             ));
+        }
+        let shm = &self.shared_memory;
+        if shm.enabled && (shm.slots == 0 || shm.max_readers == 0 || shm.arena_bytes < 4096) {
+            return Err(Error::bad_argument(format!(
+                "shared memory needs at least 1 slot, 1 reader and a 4096-byte arena per writer (got {} slots, {} \
+                 readers, {} bytes)",
+                shm.slots, shm.max_readers, shm.arena_bytes
+            )));
         }
         if self.lease_duration < Duration::from_millis(100) {
             return Err(Error::bad_argument(format!(
@@ -164,6 +178,7 @@ impl NetworkConfig {
             domain_tag: self.domain_tag.clone(),
             max_remote_participants: self.max_remote_participants,
             max_remote_endpoints: self.max_remote_endpoints,
+            shared_memory: self.shared_memory,
         })
     }
 }
