@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::discovery::spdp::HDDS_LEASE_DURATION;
 use crate::error::{Error, Result};
+pub use crate::transport::shm::SharedMemoryConfig;
 
 /// The network side of a participant; pass it to [`crate::Participant::with_network`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +45,9 @@ pub struct NetworkConfig {
     /// the default tag, what every ROS participant uses. Tests give each run its own tag, so that
     /// two runs on one host never meet.
     pub domain_tag: String,
+    /// Shared memory with the hdds participants of other processes on this host (on by default;
+    /// `transport::shm` describes the path).
+    pub shared_memory: SharedMemoryConfig,
 }
 
 impl Default for NetworkConfig {
@@ -59,6 +63,7 @@ impl Default for NetworkConfig {
             intra_process: true,
             socket_buffer_bytes: 4 << 20,
             domain_tag: String::new(),
+            shared_memory: SharedMemoryConfig::default(),
         }
     }
 }
@@ -84,6 +89,7 @@ pub(crate) struct Resolved {
     pub(crate) intra_process: bool,
     pub(crate) socket_buffer_bytes: usize,
     pub(crate) domain_tag: String,
+    pub(crate) shared_memory: SharedMemoryConfig,
 }
 
 impl NetworkConfig {
@@ -92,6 +98,14 @@ impl NetworkConfig {
             return Err(Error::bad_argument(
                 "spdp_period is zero: the participant would announce itself without pause",
             ));
+        }
+        let shm = &self.shared_memory;
+        if shm.enabled && (shm.slots == 0 || shm.max_readers == 0 || shm.arena_bytes < 4096) {
+            return Err(Error::bad_argument(format!(
+                "shared memory needs at least 1 slot, 1 reader and a 4096-byte arena per writer (got {} slots, {} \
+                 readers, {} bytes)",
+                shm.slots, shm.max_readers, shm.arena_bytes
+            )));
         }
         if self.lease_duration < Duration::from_millis(100) {
             return Err(Error::bad_argument(format!(
@@ -138,6 +152,7 @@ impl NetworkConfig {
             intra_process: self.intra_process,
             socket_buffer_bytes: self.socket_buffer_bytes,
             domain_tag: self.domain_tag.clone(),
+            shared_memory: self.shared_memory,
         })
     }
 }
