@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""rmw_hdds against rmw_cyclonedds_cpp and rmw_fastrtps_cpp under Apex.AI performance_test (issue 6).
+"""rmw_hdds against rmw_cyclonedds_cpp and rmw_fastrtps_cpp under Apex.AI performance_test (issue 6)
 
 A benchmark, not a test: it runs the same matrix under each RMW, interleaved (A B C A B C ...),
 --repeats times, with a fixed warm-up that is ignored and a fixed run time, plus our floor program
@@ -11,7 +11,7 @@ Needs a ROS 2 environment (Humble) with performance_test (perf_test, 1.x: `-c
 rclcpp-single-threaded-executor`), the RMWs and rmw_hdds (with hdds_ros_floor) sourced:
     source /opt/ros/humble/setup.bash && source <ws>/install/setup.bash
     /usr/bin/python3 bench/ros_compare.py            # the full matrix, < 45 min
-    /usr/bin/python3 bench/ros_compare.py --quick    # a smaller matrix, 1 repeat, to check the setup
+    /usr/bin/python3 bench/ros_compare.py --quick    # a smaller matrix, 1 repeat: a check
 
 Measured per run: performance_test's own per-second rows after the warm-up (latency mean and max,
 samples sent/received/lost), the CPU time of the measured processes over the same window (from
@@ -54,7 +54,13 @@ class Cell:
     """One cell of the matrix: a message type at a rate, a layout, a reliability, subscribers."""
 
     def __init__(self, msg, rate, procs, reliability, subs=1):
-        self.msg, self.rate, self.procs, self.reliability, self.subs = msg, rate, procs, reliability, subs
+        self.msg, self.rate, self.procs, self.reliability, self.subs = (
+            msg,
+            rate,
+            procs,
+            reliability,
+            subs,
+        )
 
     @property
     def key(self):
@@ -63,18 +69,31 @@ class Cell:
         return f"{self.msg} {rate} {self.procs}p {rel} {self.subs}sub"
 
     def as_dict(self):
-        return dict(msg=self.msg, rate=self.rate, procs=self.procs, reliability=self.reliability,
-                    subs=self.subs, key=self.key)
+        return dict(
+            msg=self.msg,
+            rate=self.rate,
+            procs=self.procs,
+            reliability=self.reliability,
+            subs=self.subs,
+            key=self.key,
+        )
 
 
 def matrix(quick):
     """The issue's matrix; --quick keeps one rate per size, best effort, one subscriber."""
     if quick:
         rows = [("Array1k", 1000), ("Array4m", 20)]
-        return [Cell(m, r, p, "BEST_EFFORT") for m, r in rows for p in (1, 2)] + \
-            [Cell("Array1k", 1000, 1, "RELIABLE", 3)]
-    rows = [("Array1k", 100), ("Array1k", 1000), ("Array1k", 0), ("Array64k", 100),
-            ("Array4m", 20), ("PointCloud4m", 20)]
+        return [Cell(m, r, p, "BEST_EFFORT") for m, r in rows for p in (1, 2)] + [
+            Cell("Array1k", 1000, 1, "RELIABLE", 3)
+        ]
+    rows = [
+        ("Array1k", 100),
+        ("Array1k", 1000),
+        ("Array1k", 0),
+        ("Array64k", 100),
+        ("Array4m", 20),
+        ("PointCloud4m", 20),
+    ]
     cells = []
     for msg, rate in rows:
         for procs in (1, 2):
@@ -91,26 +110,91 @@ def floor_rates(cells):
 
 def perf_test_commands(cell, runtime, warmup, logdir):
     """The exact perf_test command lines of a cell: [(role, argv)], subscriber first."""
-    common = ["perf_test", "-c", "rclcpp-single-threaded-executor", "-m", cell.msg,
-              "-r", str(cell.rate), "--reliability", cell.reliability, *HISTORY,
-              *DOMAIN_FLAG]
+    common = [
+        "perf_test",
+        "-c",
+        "rclcpp-single-threaded-executor",
+        "-m",
+        cell.msg,
+        "-r",
+        str(cell.rate),
+        "--reliability",
+        cell.reliability,
+        *HISTORY,
+        *DOMAIN_FLAG,
+    ]
     if cell.procs == 1:
-        return [("pubsub", common + ["-p", "1", "-s", str(cell.subs), "--max-runtime", str(runtime),
-                                     "--ignore", str(warmup), "-l", f"{logdir}/pubsub.json"])]
+        return [
+            (
+                "pubsub",
+                common
+                + [
+                    "-p",
+                    "1",
+                    "-s",
+                    str(cell.subs),
+                    "--max-runtime",
+                    str(runtime),
+                    "--ignore",
+                    str(warmup),
+                    "-l",
+                    f"{logdir}/pubsub.json",
+                ],
+            )
+        ]
     # The subscriber starts SUB_HEAD_START_S earlier and stops as much later: its measured window
     # is the publisher's.
     head = int(SUB_HEAD_START_S)
-    return [("sub", common + ["-p", "0", "-s", str(cell.subs), "--max-runtime", str(runtime + head),
-                              "--ignore", str(warmup + head), "-l", f"{logdir}/sub.json"]),
-            ("pub", common + ["-p", "1", "-s", "0", "--max-runtime", str(runtime),
-                              "--ignore", str(warmup), "-l", f"{logdir}/pub.json"])]
+    return [
+        (
+            "sub",
+            common
+            + [
+                "-p",
+                "0",
+                "-s",
+                str(cell.subs),
+                "--max-runtime",
+                str(runtime + head),
+                "--ignore",
+                str(warmup + head),
+                "-l",
+                f"{logdir}/sub.json",
+            ],
+        ),
+        (
+            "pub",
+            common
+            + [
+                "-p",
+                "1",
+                "-s",
+                "0",
+                "--max-runtime",
+                str(runtime),
+                "--ignore",
+                str(warmup),
+                "-l",
+                f"{logdir}/pub.json",
+            ],
+        ),
+    ]
 
 
 def floor_command(rate, runtime, warmup):
-    return ["hdds_ros_floor", "--rate", str(rate), "--runtime", str(runtime), "--warmup", str(warmup)]
+    return [
+        "hdds_ros_floor",
+        "--rate",
+        str(rate),
+        "--runtime",
+        str(runtime),
+        "--warmup",
+        str(warmup),
+    ]
 
 
 # ---- process measurement -------------------------------------------------------------------
+
 
 def child_of(timeout_pid, deadline=2.0):
     """The pid of the program `timeout` runs (timeout forks it)."""
@@ -182,8 +266,13 @@ class Run:
     def start(self, role, argv, limit_s):
         out = open(os.path.join(self.workdir, f"{role}.out"), "w")
         err = open(os.path.join(self.workdir, f"{role}.err"), "w")
-        p = subprocess.Popen(["timeout", "-k", "5", str(int(limit_s)), *argv], stdout=out,
-                             stderr=err, env=self.env, cwd=self.workdir)
+        p = subprocess.Popen(
+            ["timeout", "-k", "5", str(int(limit_s)), *argv],
+            stdout=out,
+            stderr=err,
+            env=self.env,
+            cwd=self.workdir,
+        )
         out.close()
         err.close()
         self.procs.append((role, p, child_of(p.pid), out.name, err.name))
@@ -198,8 +287,11 @@ class Run:
         pids = self.pids()
         pss = [pss_kib(pid) for pid in pids]
         mapped = set().union(*(mapped_paths(pid) for pid in pids)) if pids else set()
-        extra = sum(size for path, size in shm_files().items()
-                    if path not in shm_before and path not in mapped)
+        extra = sum(
+            size
+            for path, size in shm_files().items()
+            if path not in shm_before and path not in mapped
+        )
         known = [v for v in pss if v is not None]
         return (sum(known) + extra // 1024) if known else None
 
@@ -263,10 +355,15 @@ def summarize_perf_test(cell, logdir):
     mean = sum(r["latency_mean"] * r["latency_n"] for r in sub_rows) / n * 1e6 if n else None
     mx = max((r["latency_max"] for r in sub_rows if r["latency_n"]), default=0) * 1e6 if n else None
     secs = max(len(sub_rows), 1)
-    return dict(latency_mean_us=mean, latency_max_us=mx, samples=n,
-                sent_per_s=sum(r["num_samples_sent"] for r in pub_rows) / max(len(pub_rows), 1),
-                received_per_s=sum(r["num_samples_received"] for r in sub_rows) / secs,
-                lost=sum(r["num_samples_lost"] for r in sub_rows), rows=len(sub_rows))
+    return dict(
+        latency_mean_us=mean,
+        latency_max_us=mx,
+        samples=n,
+        sent_per_s=sum(r["num_samples_sent"] for r in pub_rows) / max(len(pub_rows), 1),
+        received_per_s=sum(r["num_samples_received"] for r in sub_rows) / secs,
+        lost=sum(r["num_samples_lost"] for r in sub_rows),
+        rows=len(sub_rows),
+    )
 
 
 def run_perf_test(cell, rmw, runtime, warmup, env, keep):
@@ -282,8 +379,12 @@ def run_perf_test(cell, rmw, runtime, warmup, env, keep):
     cpu, mem = measure(run, time.monotonic(), warmup, runtime)
     procs = run.wait(limit + 10)
     res = dict(cpu_percent=cpu, pss_kib=mem)
-    failures = [f"{role}: exit {p['rc']}{' (timed out)' if p['rc'] == 124 else ''}: "
-                f"{p['stderr_tail'].strip()[-300:]}" for role, p in procs.items() if p["rc"] != 0]
+    failures = [
+        f"{role}: exit {p['rc']}{' (timed out)' if p['rc'] == 124 else ''}: "
+        f"{p['stderr_tail'].strip()[-300:]}"
+        for role, p in procs.items()
+        if p["rc"] != 0
+    ]
     try:
         res.update(summarize_perf_test(cell, workdir))
     except (OSError, ValueError, KeyError) as e:
@@ -306,10 +407,16 @@ def run_floor(rate, rmw, runtime, warmup, env, keep):
     res = dict(cpu_percent=cpu, pss_kib=mem, failure=None)
     try:
         out = json.loads(p["stdout"].strip().splitlines()[-1])
-        res.update(latency_mean_us=out["latency_mean_us"], latency_max_us=out["latency_max_us"],
-                   latency_p99_us=out["latency_p99_us"], samples=out["received"],
-                   received_per_s=out["received"] / out["window_s"], lost=out["lost"],
-                   sent_per_s=out["sent"] / out["window_s"])
+        res.update(
+            latency_mean_us=out["latency_mean_us"],
+            latency_max_us=out["latency_max_us"],
+            latency_p99_us=out["latency_p99_us"],
+            samples=out["received"],
+            received_per_s=out["received"] / out["window_s"],
+            lost=out["lost"],
+            window_s=out["window_s"],
+            sent_per_s=out["sent"] / out["window_s"],
+        )
     except (IndexError, ValueError, KeyError) as e:
         res["failure"] = f"exit {p['rc']}, no result line ({e}): {p['stderr_tail'].strip()[-300:]}"
     if p["rc"] != 0 and not res["failure"]:
@@ -321,17 +428,22 @@ def run_floor(rate, rmw, runtime, warmup, env, keep):
 
 # ---- environment checks and versions ---------------------------------------------------------
 
+
 def check_environment(rmws):
     missing = [t for t in ("perf_test", "hdds_ros_floor", "timeout") if not shutil.which(t)]
     if missing:
-        sys.exit(f"ros_compare: not found on PATH: {', '.join(missing)}. Source /opt/ros/humble "
-                 "(with performance_test built into it) and the workspace where rmw_hdds is "
-                 "installed; the script puts lib/performance_test and lib/rmw_hdds on PATH itself.")
+        sys.exit(
+            f"ros_compare: not found on PATH: {', '.join(missing)}. Source /opt/ros/humble "
+            "(with performance_test built into it) and the workspace where rmw_hdds is "
+            "installed; the script puts lib/performance_test and lib/rmw_hdds on PATH itself."
+        )
     prefixes = os.environ.get("AMENT_PREFIX_PATH", "").split(":")
     for rmw in rmws:
         if not any(os.path.exists(os.path.join(p, "lib", f"lib{rmw}.so")) for p in prefixes if p):
-            sys.exit(f"ros_compare: lib{rmw}.so is in no AMENT_PREFIX_PATH prefix; install it or "
-                     f"leave it out with --rmws")
+            sys.exit(
+                f"ros_compare: lib{rmw}.so is in no AMENT_PREFIX_PATH prefix; install it or "
+                f"leave it out with --rmws"
+            )
 
 
 def detect_domain_flag():
@@ -356,8 +468,9 @@ def add_tool_dirs_to_path():
 
 def cmd_out(*argv):
     try:
-        return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                              timeout=20).stdout.strip()
+        return subprocess.run(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=20
+        ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return ""
 
@@ -370,32 +483,52 @@ def package_version(pkg):
                 text = f.read()
             start = text.find("<version>")
             if start >= 0:
-                return text[start + 9:text.find("</version>")]
+                return text[start + 9 : text.find("</version>")]
     return "not found"
 
 
 def machine_and_versions():
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), "unknown")
-    mem = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in open("/proc/cpuinfo")
+            if line.startswith("model name")
+        ),
+        "unknown",
+    )
+    mem = next(
+        (line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0"
+    )
     deb = lambda p: cmd_out("dpkg-query", "-W", "-f=${Version}", p) or "not a Debian package"
     return {
         "machine": f"{cpu}, {os.cpu_count()} logical CPUs, {int(mem) // 1024 // 1024} GiB, "
-                   f"{cmd_out('uname', '-sr')}",
+        f"{cmd_out('uname', '-sr')}",
         "load_average_at_start": open("/proc/loadavg").read().split()[:3],
         "ros_distro": os.environ.get("ROS_DISTRO", "?"),
         "performance_test": package_version("performance_test"),
-        "rmw_hdds": package_version("rmw_hdds") + ", commit " +
-        (cmd_out("git", "-C", REPO, "describe", "--always", "--dirty") or "?"),
-        "rmw_cyclonedds_cpp": package_version("rmw_cyclonedds_cpp") + ", Cyclone DDS " +
-        (deb("cyclonedds-dev") if package_version("cyclonedds") == "not found" else package_version("cyclonedds")),
-        "rmw_fastrtps_cpp": package_version("rmw_fastrtps_cpp") + ", Fast DDS " +
-        (deb("libfastrtps-dev") if package_version("fastrtps") == "not found" else package_version("fastrtps")),
+        "rmw_hdds": package_version("rmw_hdds")
+        + ", commit "
+        + (cmd_out("git", "-C", REPO, "describe", "--always", "--dirty") or "?"),
+        "rmw_cyclonedds_cpp": package_version("rmw_cyclonedds_cpp")
+        + ", Cyclone DDS "
+        + (
+            deb("cyclonedds-dev")
+            if package_version("cyclonedds") == "not found"
+            else package_version("cyclonedds")
+        ),
+        "rmw_fastrtps_cpp": package_version("rmw_fastrtps_cpp")
+        + ", Fast DDS "
+        + (
+            deb("libfastrtps-dev")
+            if package_version("fastrtps") == "not found"
+            else package_version("fastrtps")
+        ),
         "python": sys.version.split()[0],
     }
 
 
 # ---- main ------------------------------------------------------------------------------------
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -422,12 +555,15 @@ def main():
     env = dict(os.environ, ROS_LOCALHOST_ONLY="1", ROS_DOMAIN_ID=DOMAIN)
     cells = matrix(args.quick)
     rates = floor_rates(cells)
-    per_round = sum(args.runtime + OVERHEAD_S + (SUB_HEAD_START_S if c.procs == 2 else 0)
-                    for c in cells) + len(rates) * (args.floor_runtime + OVERHEAD_S)
+    per_round = sum(
+        args.runtime + OVERHEAD_S + (SUB_HEAD_START_S if c.procs == 2 else 0) for c in cells
+    ) + len(rates) * (args.floor_runtime + OVERHEAD_S)
     estimate = per_round * len(rmws) * repeats
-    log(f"ros_compare: {len(cells)} cells + {len(rates)} floor rates, {len(rmws)} RMWs, {repeats} "
+    log(
+        f"ros_compare: {len(cells)} cells + {len(rates)} floor rates, {len(rmws)} RMWs, {repeats} "
         f"repeats, {args.runtime} s runs ({args.warmup} s warm-up ignored): estimated "
-        f"{estimate / 60:.1f} min")
+        f"{estimate / 60:.1f} min"
+    )
     if args.keep_logs:
         os.makedirs(args.keep_logs, exist_ok=True)
 
@@ -443,35 +579,58 @@ def main():
                 log(f"[{len(runs)}/{total}] {cell.key} {rmw}: " + ros_compare_report.one_line(res))
         for rate in rates:
             for rmw in rmws:
-                res = run_floor(rate, rmw, args.floor_runtime, args.floor_warmup, env, args.keep_logs)
+                res = run_floor(
+                    rate, rmw, args.floor_runtime, args.floor_warmup, env, args.keep_logs
+                )
                 runs.append(dict(kind="floor", rate=rate, rmw=rmw, repeat=rep, **res))
-                log(f"[{len(runs)}/{total}] floor {'max' if rate == 0 else rate} {rmw}: "
-                    + ros_compare_report.one_line(res))
+                log(
+                    f"[{len(runs)}/{total}] floor {'max' if rate == 0 else rate} {rmw}: "
+                    + ros_compare_report.one_line(res)
+                )
     elapsed = time.monotonic() - t_start
 
     commands = {
-        "one process": " ".join(perf_test_commands(Cell("MSG", "RATE", 1, "REL", "SUBS"), args.runtime,
-                                                   args.warmup, "LOGDIR")[0][1]),
-        "two processes": [" ".join(argv) for _, argv in perf_test_commands(
-            Cell("MSG", "RATE", 2, "REL", "SUBS"), args.runtime, args.warmup, "LOGDIR")],
+        "one process": " ".join(
+            perf_test_commands(
+                Cell("MSG", "RATE", 1, "REL", "SUBS"), args.runtime, args.warmup, "LOGDIR"
+            )[0][1]
+        ),
+        "two processes": [
+            " ".join(argv)
+            for _, argv in perf_test_commands(
+                Cell("MSG", "RATE", 2, "REL", "SUBS"), args.runtime, args.warmup, "LOGDIR"
+            )
+        ],
         "floor": " ".join(floor_command("RATE", args.floor_runtime, args.floor_warmup)),
         "environment": f"ROS_LOCALHOST_ONLY=1 ROS_DOMAIN_ID={DOMAIN} RMW_IMPLEMENTATION=RMW, every "
-                       f"process under `timeout`; two processes: the subscriber starts "
-                       f"{SUB_HEAD_START_S:g} s before the publisher",
+        f"process under `timeout`; two processes: the subscriber starts "
+        f"{SUB_HEAD_START_S:g} s before the publisher",
         "values": "MSG, RATE (0 = as fast as possible), REL (BEST_EFFORT or RELIABLE), SUBS as in "
-                  "each row",
+        "each row",
     }
+    info["load_average_at_end"] = open("/proc/loadavg").read().split()[:3]
     if PERF_TEST_BUILD.get("version"):
         info["performance_test"] += f" (build {PERF_TEST_BUILD['version']})"
-    meta = dict(info, runner=" ".join(["bench/ros_compare.py", *sys.argv[1:]]), repeats=repeats,
-                runtime_s=args.runtime, warmup_s=args.warmup, floor_runtime_s=args.floor_runtime,
-                floor_warmup_s=args.floor_warmup, rmws=rmws, estimate_min=round(estimate / 60, 1),
-                duration_min=round(elapsed / 60, 1), commands=commands,
-                date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"))
+    meta = dict(
+        info,
+        runner=" ".join(["bench/ros_compare.py", *sys.argv[1:]]),
+        repeats=repeats,
+        runtime_s=args.runtime,
+        warmup_s=args.warmup,
+        floor_runtime_s=args.floor_runtime,
+        floor_warmup_s=args.floor_warmup,
+        rmws=rmws,
+        estimate_min=round(estimate / 60, 1),
+        duration_min=round(elapsed / 60, 1),
+        commands=commands,
+        date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, f"{args.name}.json"), "w") as f:
         json.dump(dict(meta=meta, runs=runs), f, indent=1)
-    md = ros_compare_report.write_markdown(meta, runs, cells, os.path.join(args.out, f"{args.name}.md"))
+    md = ros_compare_report.write_markdown(
+        meta, runs, cells, os.path.join(args.out, f"{args.name}.md")
+    )
     if not args.no_plots:
         ros_compare_report.write_plots(runs, cells, rmws, args.out, args.name)
     log(f"ros_compare: done in {elapsed / 60:.1f} min; wrote {md}")

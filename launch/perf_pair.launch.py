@@ -38,8 +38,9 @@ def generate_launch_description():
 
     # ExecuteProcess, not launch_ros's Node: perf_test's own option parser rejects --ros-args.
     def perf_test(name, extra):
-        return ExecuteProcess(cmd=[ExecutableInPackage('perf_test', 'performance_test')] + common + extra,
-                              name=name, output='screen', additional_env=env)
+        executable = ExecutableInPackage('perf_test', 'performance_test')
+        return ExecuteProcess(cmd=[executable] + common + extra, name=name, output='screen',
+                              additional_env=env)
 
     sub = perf_test('perf_sub', ['-p', '0', '-s', c['subs'], '--max-runtime', c['runtime'],
                                  '-l', c['sub_log']])

@@ -8,9 +8,10 @@
 //
 // Thread model: the trigger thread writes `stamp_ns_` then triggers; the executor thread (main)
 // reads it in execute(). A guard condition is a flag, so a trigger that comes before the previous
-// one was handled is coalesced: it is counted as lost. With --rate 0 the trigger thread waits for
-// each wake-up to be handled before the next (closed loop, no busy wait), so the rate measures how
-// many wake-ups per second the executor and the RMW's wait set sustain.
+// one was handled is coalesced: it is counted as lost (a trigger thread that wakes up late skips
+// the periods it missed rather than sending them in a burst). With --rate 0 the trigger thread
+// waits for each wake-up to be handled before the next (closed loop, no busy wait), so the rate
+// measures how many wake-ups per second the executor and the RMW's wait set sustain.
 //
 // Output: one JSON line on stdout with the samples taken after the warm-up.
 
@@ -193,7 +194,9 @@ int main(int argc, char ** argv)
       auto next = start;
       while (rclcpp::ok()) {
         if (opt.rate_hz > 0) {
-          next += period;
+          // A thread woken late does not catch up with a burst of triggers (they would coalesce):
+          // it keeps the rate from now on.
+          next = std::max(next + period, clock::now());
           std::this_thread::sleep_until(next);
         } else {
           wakeup->wait_handled(end);
