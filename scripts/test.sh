@@ -2,7 +2,10 @@
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
 #   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
-#   3. every cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25);
+#   3. checks (docs/checks.md): the C ABI tests under ASan+UBSan, ThreadSanitizer over the
+#      engine's threaded tests (scripts/tsan.sh), Miri over hdds_ffi (scripts/miri.sh), every
+#      cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25),
+#      and after 5., the ROS-level gtests under ASan+UBSan (a second colcon build);
 #   4. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
 #      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED);
 #   5. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
@@ -63,6 +66,34 @@ ap=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2 \1/p'
 af=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$logs/ctest-asan.log")
 [ "$a_ok" = 1 ] || af=$(( ${af:-0} > 0 ? af : 1 ))
 count "${ap:-0}" "${af:-0}"
+
+# ---- checks: ThreadSanitizer over the engine's threaded tests (scripts/tsan.sh; docs/checks.md) ----
+section "ThreadSanitizer: hdds_core unit tests, waitset, statuses, intra_process, net_* (nightly, -Zbuild-std)"
+tsan_rc=0
+"$root/scripts/tsan.sh" 2>&1 | tee "$logs/tsan.log" || tsan_rc=$?
+if [ "$tsan_rc" = 3 ]; then
+  echo "SKIPPED: the ThreadSanitizer run of hdds_core's threaded tests. Why: $(tail -1 "$logs/tsan.log")"
+  skipped=$((skipped + 1))
+else
+  read -r t_pass t_fail < <(sed -nE 's/^tsan: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$logs/tsan.log") || true
+  t_pass=${t_pass:-0} t_fail=${t_fail:-0}
+  [ "$tsan_rc" = 0 ] || [ "$t_fail" -gt 0 ] || t_fail=1
+  count "$t_pass" "$t_fail"
+fi
+
+# ---- checks: Miri over the crates with unsafe code (scripts/miri.sh; docs/checks.md) ----
+section "Miri: hdds_ffi's unit tests and the C ABI driven from Rust (tests/abi_from_rust.rs)"
+miri_rc=0
+"$root/scripts/miri.sh" 2>&1 | tee "$logs/miri.log" || miri_rc=$?
+if [ "$miri_rc" = 3 ]; then
+  echo "SKIPPED: Miri over hdds_ffi. Why: $(tail -1 "$logs/miri.log")"
+  skipped=$((skipped + 1))
+else
+  read -r m_pass m_fail < <(sed -nE 's/^miri: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$logs/miri.log") || true
+  m_pass=${m_pass:-0} m_fail=${m_fail:-0}
+  [ "$miri_rc" = 0 ] || [ "$m_fail" -gt 0 ] || m_fail=1
+  count "$m_pass" "$m_fail"
+fi
 
 # ---- checks: fuzzing (scripts/fuzz.sh; docs/checks.md) ----
 section "Fuzzing: every cargo-fuzz target for ${HDDS_FUZZ_SECONDS:-25} s from its committed corpus"

@@ -165,7 +165,7 @@ pub extern "C" fn hdds_writer_write_ex(
     })
 }
 
-fn write_options(o: &HddsWriteOptions) -> Result<hdds_core::WriteOptions, hdds_core::Error> {
+pub(crate) fn write_options(o: &HddsWriteOptions) -> Result<hdds_core::WriteOptions, hdds_core::Error> {
     if o.source_timestamp_ns < 0 {
         return Err(hdds_core::Error::bad_argument(format!(
             "options->source_timestamp_ns is negative ({}): give nanoseconds since the UNIX epoch, or 0 for now",

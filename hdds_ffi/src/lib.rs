@@ -12,6 +12,7 @@ pub mod condition;
 pub mod discovery;
 pub mod endpoint;
 pub mod filter;
+pub mod loan;
 pub mod participant;
 pub mod qos;
 pub mod ret;

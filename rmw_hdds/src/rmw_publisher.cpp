@@ -199,13 +199,15 @@ rmw_fini_publisher_allocation(rmw_publisher_allocation_t * allocation)
   return RMW_RET_UNSUPPORTED;
 }
 
+// The loan entry points ask the publisher itself, not the handle's can_loan_messages field, which
+// the caller can write.
 rmw_ret_t
 rmw_borrow_loaned_message(
   const rmw_publisher_t * publisher, const rosidl_message_type_support_t * type_support,
   void ** ros_message)
 {
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  if (!publisher->can_loan_messages) {
+  if (!impl_of(publisher)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(type_support, RMW_RET_INVALID_ARGUMENT);
@@ -222,7 +224,7 @@ rmw_ret_t
 rmw_return_loaned_message_from_publisher(const rmw_publisher_t * publisher, void * loaned_message)
 {
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  if (!publisher->can_loan_messages) {
+  if (!impl_of(publisher)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -235,7 +237,7 @@ rmw_publish_loaned_message(
 {
   (void)allocation;  // none is ever handed out (rmw_init_publisher_allocation is unsupported)
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  if (!publisher->can_loan_messages) {
+  if (!impl_of(publisher)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);

@@ -247,7 +247,7 @@ rmw_take_loaned_message(
 {
   (void)allocation;  // none is ever handed out (rmw_init_subscription_allocation is unsupported)
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  if (!subscription->can_loan_messages) {
+  if (!impl_of(subscription)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -265,7 +265,7 @@ rmw_take_loaned_message_with_info(
 {
   (void)allocation;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  if (!subscription->can_loan_messages) {
+  if (!impl_of(subscription)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -282,7 +282,7 @@ rmw_return_loaned_message_from_subscription(
   const rmw_subscription_t * subscription, void * loaned_message)
 {
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  if (!subscription->can_loan_messages) {
+  if (!impl_of(subscription)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);

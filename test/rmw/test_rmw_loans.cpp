@@ -118,6 +118,14 @@ TEST_F(Loans, OfferedForFixedSizeTypesOnly)
       EXPECT_EQ(RMW_RET_UNSUPPORTED, rmw_take_loaned_message(sub, &msg, &taken, nullptr));
       EXPECT_NE(std::string::npos, take_error().find("rmw_take"));
       EXPECT_EQ(nullptr, msg);
+      // The handle's flag is the caller's to read, not to grant loans: forged, still refused.
+      pub->can_loan_messages = true;
+      sub->can_loan_messages = true;
+      EXPECT_EQ(RMW_RET_UNSUPPORTED, rmw_borrow_loaned_message(pub, c.ts, &msg));
+      rmw_reset_error();
+      EXPECT_EQ(RMW_RET_UNSUPPORTED, rmw_take_loaned_message(sub, &msg, &taken, nullptr));
+      rmw_reset_error();
+      EXPECT_EQ(nullptr, msg);
     }
     EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), sub)) << take_error();
     EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();

@@ -160,6 +160,12 @@ impl Reader {
 
     /// Waits until a sample is available or `timeout` passes; true when one is available.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
+        if self.shm_port().is_some() {
+            // Same-host writers: wait as a wait set does, on the participant's doorbell, so that a
+            // sample wakes this thread directly (runtime/waitset.rs, doorbell mode).
+            let mut entry = [super::waitset::WaitEntry::new(super::waitset::Target::ReaderData(self))];
+            return super::waitset::WaitSet::new().wait(&mut entry[..], Some(timeout));
+        }
         let deadline = Instant::now().checked_add(timeout);
         let mut st = self.shared.lock();
         while st.queue.is_empty() {
@@ -173,6 +179,15 @@ impl Reader {
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
         }
         true
+    }
+
+    /// The shared-memory side of the reader's participant, when a same-host writer delivers to
+    /// the reader through it.
+    pub(crate) fn shm_port(&self) -> Option<&Arc<super::net::shm::ShmPort>> {
+        if self.shared.shm_writers.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        self.net.as_ref()?.shm.as_ref()
     }
 
     /// The network locators this reader receives on: the participant's user-data unicast port on

@@ -98,6 +98,10 @@ pub struct NetStats {
     pub spdp_answers: u64,
     pub participants_lost_by_lease: u64,
     pub participants_disposed: u64,
+    /// Announcements of a new participant dropped because `max_remote_participants` were known.
+    pub participants_over_limit: u64,
+    /// SEDP data of a new writer or reader dropped because `max_remote_endpoints` were known.
+    pub endpoints_over_limit: u64,
     /// Shared memory is in use: enabled, and /dev/shm was usable when the participant started.
     pub shm_active: bool,
     /// Samples our writers published into their shared-memory rings.
@@ -133,6 +137,8 @@ pub(crate) struct Counters {
     spdp_answers: AtomicU64,
     participants_lost_by_lease: AtomicU64,
     participants_disposed: AtomicU64,
+    participants_over_limit: AtomicU64,
+    endpoints_over_limit: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -342,6 +348,8 @@ impl Network {
             spdp_answers: g(&c.spdp_answers),
             participants_lost_by_lease: g(&c.participants_lost_by_lease),
             participants_disposed: g(&c.participants_disposed),
+            participants_over_limit: g(&c.participants_over_limit),
+            endpoints_over_limit: g(&c.endpoints_over_limit),
             shm_active: self.shm.is_some(),
             shm_samples_written: s(|c| &c.samples_written),
             shm_samples_read: s(|c| &c.samples_read),

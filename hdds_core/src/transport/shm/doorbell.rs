@@ -82,8 +82,9 @@ impl Doorbell {
                     return true;
                 }
                 i = i.wrapping_add(1);
-                // Reading the clock costs more than a look at the bell: only every 64 looks.
-                if i % 64 == 0 && start.elapsed() >= spin {
+                // Reading the clock costs more than a look at the bell: only every 8 looks (a
+                // `pause` can take 100+ cycles, so 64 would overshoot a microsecond-scale bound).
+                if i % 8 == 0 && start.elapsed() >= spin {
                     break;
                 }
             }

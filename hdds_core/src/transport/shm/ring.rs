@@ -46,8 +46,9 @@ const LINE: usize = 64;
 const PAGE: usize = 4096;
 /// Payload allocations are rounded to cache lines (a reader's copy starts aligned).
 const ALLOC_ALIGN: usize = 64;
-/// The arena is committed in steps of at least this much (fewer fallocate calls).
-const COMMIT_STEP: usize = 1 << 20;
+/// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
+/// samples keeps one step).
+const COMMIT_STEP: usize = 64 << 10;
 const POS_BITS: u32 = 48;
 const POS_MASK: u64 = (1 << POS_BITS) - 1;
 /// How long a blocked writer sleeps at most between two looks (a reader that went away without a
@@ -348,14 +349,14 @@ impl RingView {
                 continue;
             }
             let (offset, len) = (offset as usize, len as usize);
-            let mut data: Arc<[u8]> = std::iter::repeat(0u8).take(len).collect();
-            let Some(dst) = Arc::get_mut(&mut data) else { continue };
-            // SAFETY: offset + len <= committed <= arena_len, so the source lies inside the
-            // mapped arena; the destination is a fresh buffer of len bytes we own exclusively.
-            // The writer may be rewriting these bytes concurrently (it replaced the sample): the
-            // stamp check below detects that and the copy is discarded. No reference to the
-            // shared bytes is formed.
-            unsafe { std::ptr::copy_nonoverlapping(self.arena().add(offset), dst.as_mut_ptr(), len) };
+            let src = self.arena().wrapping_add(offset);
+            // One pass, straight into the Arc's allocation (Arc::new_uninit_slice needs a newer
+            // Rust than the crate's minimum; zero-filling first cost a second pass).
+            // SAFETY: offset + len <= committed <= arena_len, so every byte read lies inside the
+            // mapped arena. The writer may be rewriting these bytes concurrently (it replaced the
+            // sample): the stamp check below detects that and the copy is discarded. No reference
+            // to the shared bytes is formed.
+            let data: Arc<[u8]> = (0..len).map(|i| unsafe { src.add(i).read() }).collect();
             during_copy();
             fence(Ordering::Acquire);
             if slot.stamp.load(Ordering::Relaxed) != s1 {
