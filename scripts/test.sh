@@ -68,7 +68,7 @@ af=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$
 count "${ap:-0}" "${af:-0}"
 
 # ---- checks: ThreadSanitizer over the engine's threaded tests (scripts/tsan.sh; docs/checks.md) ----
-section "ThreadSanitizer: hdds_core unit tests, waitset, statuses, intra_process, net_* (nightly, -Zbuild-std)"
+section "ThreadSanitizer: hdds_core unit tests, waitset, statuses, intra_process, net_*, shm_* (nightly, -Zbuild-std)"
 tsan_rc=0
 "$root/scripts/tsan.sh" 2>&1 | tee "$logs/tsan.log" || tsan_rc=$?
 if [ "$tsan_rc" = 3 ]; then
@@ -82,7 +82,7 @@ else
 fi
 
 # ---- checks: Miri over the crates with unsafe code (scripts/miri.sh; docs/checks.md) ----
-section "Miri: hdds_ffi's unit tests and the C ABI driven from Rust (tests/abi_from_rust.rs)"
+section "Miri: hdds_ffi (unit tests, the C ABI driven from Rust: tests/abi_from_rust.rs) and the shm futex wrapper"
 miri_rc=0
 "$root/scripts/miri.sh" 2>&1 | tee "$logs/miri.log" || miri_rc=$?
 if [ "$miri_rc" = 3 ]; then
