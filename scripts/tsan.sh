@@ -39,6 +39,11 @@ if ! timeout 1800 cargo +nightly test -Zbuild-std --target "$host" --locked -p h
   exit 1
 fi
 mapfile -t binaries < <(sed -nE 's/^ *Executable .*\((.*)\)$/\1/p' "$work/build.log")
+if [ ${#binaries[@]} -eq 0 ]; then
+  tail -10 "$work/build.log"
+  echo "tsan: 0 passed, 1 failed (no test binary found in cargo's output: nothing was checked)"
+  exit 1
+fi
 
 # Throughput bounds, not threading checks (their threads are those of the other tests of their file).
 skip=(--skip reliable_large_samples_are_fragmented_and_complete     # net_data: 80 MiB in 15 s
