@@ -275,9 +275,9 @@ impl Network {
         addr: std::net::SocketAddr,
         out: &mut Outbox,
     ) -> Option<Instant> {
-        if let (Some(port), Some(sw)) = (&self.shm, &w.shm) {
+        if let (Some(port), Some(_)) = (&self.shm, &w.shm) {
             if self.shm_peer(r.guid.prefix) {
-                match sw.match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
+                match w.shm_match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
                     Ok(true) => w.reader_matched(1),
                     Ok(false) => {}
                     Err(_) => bump(&port.counters.attach_failures, 1),
