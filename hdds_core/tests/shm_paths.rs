@@ -182,12 +182,22 @@ fn transient_local_late_joiner_gets_the_history_on_both_paths() {
         for i in 0..5 {
             w.write(&payload(i, 32)).unwrap();
         }
+        // With no same-host reader yet, nothing went into the ring.
+        assert_eq!(a.network_stats().unwrap().shm_samples_written, 0);
         let r = b.create_reader("t/tl", T, q).unwrap();
         assert!(matched(&w, &r));
         let got = take_n(&r, 2, Duration::from_secs(5));
         assert_eq!(got.iter().map(|s| s.info.sequence_number).collect::<Vec<_>>(), vec![4, 5], "shm {shm}");
+        // The late joiner's history was replayed into the ring for it alone.
+        assert_eq!(a.network_stats().unwrap().shm_samples_written, if shm { 2 } else { 0 });
         w.write(&payload(5, 32)).unwrap();
         assert_eq!(take_n(&r, 1, Duration::from_secs(5))[0].info.sequence_number, 6);
+        // A second late joiner gets the history too; the first one gets none of it again.
+        let r2 = b.create_reader("t/tl", T, q).unwrap();
+        let got = take_n(&r2, 2, Duration::from_secs(5));
+        assert_eq!(got.iter().map(|s| s.info.sequence_number).collect::<Vec<_>>(), vec![5, 6], "shm {shm}");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(r.take().is_none(), "shm {shm}: no replay for a reader that had it");
     }
 }
 

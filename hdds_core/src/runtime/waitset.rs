@@ -19,7 +19,8 @@
 //!   (`runtime/net/shm.rs`), the wait sleeps on that participant's doorbell (a futex those
 //!   writers ring) instead of its condition variable, and drains the rings itself when it wakes:
 //!   a sample from another process then wakes one thread, the waiting one, instead of the
-//!   participant's reader thread and then this one (which stands aside while such a wait sleeps). `signal` rings the same doorbell, so every
+//!   participant's reader thread and then this one (writers wake the waiting thread instead of the
+//!   reader thread while such a wait is registered; `transport/shm/doorbell.rs`). `signal` rings the same doorbell, so every
 //!   other wake-up still arrives; the check of `signalled` comes after reading the doorbell's
 //!   count, so a signal between the two makes the sleep return at once.
 //!
@@ -52,7 +53,7 @@ impl WaitCore {
         *lock(&self.signalled) = true;
         self.cv.notify_one();
         if let Some(port) = lock(&self.bell).as_ref() {
-            port.ring();
+            port.wake_drainers();
         }
     }
 

@@ -496,6 +496,33 @@ impl WriterShared {
         }
     }
 
+    /// Starts serving a same-host reader through the ring; true if it is new. A TRANSIENT_LOCAL
+    /// reader first gets the kept history, published into the ring directed to it, under the same
+    /// lock as new writes (as `attach_reader` does for same-process readers): it misses nothing
+    /// and gets nothing twice, and a writer with no same-host reader copies nothing into the ring.
+    pub(crate) fn shm_match_reader(&self, reader: Guid, reliable: bool, transient_local: bool) -> Result<bool> {
+        let Some(shm) = &self.shm else { return Ok(false) };
+        let st = self.lock();
+        if !shm.match_reader(reader, reliable)? {
+            return Ok(false);
+        }
+        if transient_local && self.qos.durability == Durability::TransientLocal {
+            let deadline = Instant::now().checked_add(self.qos.max_blocking_time);
+            for s in &st.history {
+                let desc = SampleDesc {
+                    sn: s.info.sequence_number,
+                    source_timestamp: s.info.source_timestamp,
+                    related: s.info.related_sample_identity,
+                    directed_to: Some(reader),
+                    key_hash: s.info.key_hash,
+                    status_info: instances::status_of(s.info.instance_state).0,
+                };
+                shm.publish(&desc, &s.data, deadline)?;
+            }
+        }
+        Ok(true)
+    }
+
     /// Whether `reader` gets this writer's samples, on any path.
     fn has_matched_reader(&self, st: &WriterState, reader: Guid) -> bool {
         st.matched.iter().any(|r| r.guid == reader)

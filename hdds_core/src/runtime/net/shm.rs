@@ -17,7 +17,7 @@
 //!
 //! Lock order: the discovery and map locks of [`Network`], then `sources`, then a reader's history.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -32,7 +32,6 @@ use crate::runtime::reader::ReaderShared;
 use crate::runtime::status::SAMPLE_LOST;
 use crate::runtime::writer::{WriterShared, KEEP_ALL_MAX_SAMPLES};
 use crate::transport::shm::doorbell::Doorbell;
-use crate::transport::shm::futex;
 use crate::transport::shm::ring::{ReaderCursor, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
 use crate::transport::shm::writer::{bump, Bells, Counters, ShmWriter};
@@ -60,13 +59,6 @@ pub(crate) struct ShmPort {
     bells: Arc<Bells>,
     pub(crate) counters: Arc<Counters>,
     sources: Mutex<Vec<Source>>,
-    /// Application threads sleeping on the doorbell right now (wait sets in doorbell mode): they
-    /// drain the rings themselves, and the reader thread stands aside meanwhile.
-    drainers: AtomicU32,
-    /// The reader thread sleeps on this word while it stands aside.
-    kick: AtomicU32,
-    /// Set while the reader thread sleeps on `kick`.
-    aside: AtomicU32,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -83,9 +75,6 @@ impl ShmPort {
             bells: Arc::default(),
             counters,
             sources: Mutex::new(Vec::new()),
-            drainers: AtomicU32::new(0),
-            kick: AtomicU32::new(0),
-            aside: AtomicU32::new(0),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
         });
@@ -103,8 +92,7 @@ impl ShmPort {
     /// Stops the thread, lets go of every ring and removes the doorbell. Idempotent.
     pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Release);
-        self.doorbell.ring();
-        self.kick_reader_thread();
+        self.doorbell.kick_reader();
         if let Some(h) = lock(&self.thread).take() {
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
@@ -119,41 +107,8 @@ impl ShmPort {
             let seen = self.doorbell.current();
             let backlog = self.drain();
             run_listeners();
-            if self.drainers.load(Ordering::SeqCst) > 0 {
-                // An application thread waits on the doorbell and drains: one thread woken per
-                // sample is enough. Sleep on `kick` until the last such thread leaves.
-                self.aside.store(1, Ordering::SeqCst);
-                let k = self.kick.load(Ordering::SeqCst);
-                if self.drainers.load(Ordering::SeqCst) > 0 {
-                    futex::wait(&self.kick, k, Some(if backlog { BACKLOG_WAIT } else { IDLE_WAIT }));
-                }
-                self.aside.store(0, Ordering::SeqCst);
-                continue;
-            }
-            self.doorbell.wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
-        }
-    }
-
-    fn kick_reader_thread(&self) {
-        if self.aside.load(Ordering::SeqCst) != 0 {
-            self.kick.fetch_add(1, Ordering::SeqCst);
-            futex::wake(&self.kick, 1);
-        }
-    }
-
-    /// An application thread starts waiting on the doorbell (it drains from now on).
-    pub(crate) fn enter_drainer(&self) {
-        self.drainers.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// ... and stops, having drained everything rung up to doorbell count `drained`. The reader
-    /// thread takes over again; it is woken (a syscall) only when the doorbell rang since, so a
-    /// ping-pong that always waits makes no extra wake-up. (The other side of the handshake is in
-    /// `run`: either it sees the count at zero, or this sees it aside.)
-    pub(crate) fn leave_drainer(&self, drained: u32) {
-        self.drainers.fetch_sub(1, Ordering::SeqCst);
-        if self.doorbell.current() != drained {
-            self.kick_reader_thread();
+            // Sleeps while an application thread drains (doorbell mode), or until the next ring.
+            self.doorbell.reader_wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
         }
     }
 
@@ -162,16 +117,26 @@ impl ShmPort {
         self.doorbell.current()
     }
 
-    /// Rings the participant's own doorbell: wakes a thread sleeping in [`ShmPort::sleep`] (a wait
-    /// set whose entry became ready in this process).
-    pub(crate) fn ring(&self) {
-        self.doorbell.ring();
+    /// Wakes the application threads sleeping in [`ShmPort::sleep`] (a wait set whose entry
+    /// became ready in this process).
+    pub(crate) fn wake_drainers(&self) {
+        self.doorbell.wake_drainers();
     }
 
-    /// Sleeps until the doorbell moves past `seen` (spinning first, as the reader thread does), at
-    /// most `timeout`.
+    /// Sleeps until the doorbell moves past `seen` (spinning first), at most `timeout`.
     pub(crate) fn sleep(&self, seen: u32, timeout: Duration) {
         self.doorbell.wait(seen, self.cfg.spin, timeout);
+    }
+
+    /// An application thread starts waiting on the doorbell: writers wake it, not the reader
+    /// thread, and it drains the rings itself.
+    pub(crate) fn enter_drainer(&self) {
+        self.doorbell.enter_drainer();
+    }
+
+    /// ... and stops, having drained everything rung up to doorbell count `drained`.
+    pub(crate) fn leave_drainer(&self, drained: u32) {
+        self.doorbell.leave_drainer(drained);
     }
 
     /// Moves what every attached ring holds into the readers' histories; true while a KEEP_ALL
@@ -310,9 +275,9 @@ impl Network {
         addr: std::net::SocketAddr,
         out: &mut Outbox,
     ) -> Option<Instant> {
-        if let (Some(port), Some(sw)) = (&self.shm, &w.shm) {
+        if let (Some(port), Some(_)) = (&self.shm, &w.shm) {
             if self.shm_peer(r.guid.prefix) {
-                match sw.match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
+                match w.shm_match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
                     Ok(true) => w.reader_matched(1),
                     Ok(false) => {}
                     Err(_) => bump(&port.counters.attach_failures, 1),

@@ -29,8 +29,8 @@
 //! a closely following sample cost no sleep) and sleeps in `futex_wait` until the next ring or
 //! 100 ms (1 ms while a KEEP_ALL reader's queue is full). `spin = Duration::MAX` polls without
 //! ever sleeping. An application thread waiting for one of the participant's readers (a wait set,
-//! `Reader::wait_for_data`) sleeps on the same doorbell and drains the rings itself, while the
-//! reader thread stands aside: a sample then wakes exactly one thread, the one that wants it.
+//! `Reader::wait_for_data`) registers on the doorbell and drains the rings itself; writers then
+//! wake it instead of the reader thread: a sample wakes exactly one thread ([`doorbell`]).
 //!
 //! **History.** The ring is transport buffering; history depth is applied in the reader's history
 //! as on the other paths. A KEEP_LAST (or best-effort) writer never blocks: when its ring is full
