@@ -1,0 +1,131 @@
+//! hdds-scale-peer: one participant of the discovery-at-scale benchmark (bench/discovery_scale.py)
+//! and of the endurance test's joining/leaving peers. It creates `--writers` writers and
+//! `--readers` readers on the topics `<prefix>0..` (writer i and reader i on topic i, so that every
+//! endpoint of every peer matches the opposite endpoints of all the others), prints
+//! `MATCHED ms=<unix ms>` once every writer sees `--expect` readers and every reader `--expect`
+//! writers, then idles until SIGINT/SIGTERM or `--timeout` (the benchmark measures it idle).
+//!
+//! Network: `--iface ADDR` (default 127.0.0.1) with SPDP multicast and no unicast SPDP probes, the
+//! same discovery as the Cyclone scale peer's config; `--spdp-period` and `--lease` in seconds
+//! (Cyclone 0.10's effective defaults: 8 s and 10 s). Exit 0 when matched, 1 when `--timeout`
+//! came first, 2 on a usage or DDS error.
+
+use std::io::Write;
+use std::net::Ipv4Addr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hdds_core::qos::Reliability;
+use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos};
+use hdds_tools::Args;
+
+const USAGE: &str = "hdds-scale-peer [--domain N] [--writers N] [--readers N] [--expect N] [--prefix NAME]
+                [--iface ADDR] [--spdp-period S] [--lease S] [--timeout S] [--no-shm]";
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_signal_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe); the sigaction struct is
+        // fully initialised (zeroed, then the handler and an empty mask set) before the call.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn unix_ms() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
+}
+
+fn main() -> ExitCode {
+    let args = Args::from_env_skipping(1);
+    if args.flag("help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let domain: u32 = args.value("domain", 0);
+    let writers: usize = args.value("writers", 10);
+    let readers: usize = args.value("readers", 10);
+    let expect: usize = args.value("expect", 1);
+    let prefix: String = args.value("prefix", "scale_t".to_string());
+    let iface: Ipv4Addr = args.value("iface", Ipv4Addr::LOCALHOST);
+    let period: f64 = args.value("spdp-period", 8.0);
+    let lease: f64 = args.value("lease", 10.0);
+    let timeout: f64 = args.value("timeout", 600.0);
+    install_signal_handlers();
+    let deadline = Instant::now() + Duration::from_secs_f64(timeout);
+
+    let mut net = NetworkConfig {
+        interfaces: vec![iface],
+        multicast: true,
+        spdp_period: Duration::from_secs_f64(period),
+        lease_duration: Duration::from_secs_f64(lease),
+        ..NetworkConfig::default()
+    };
+    if args.flag("no-shm") {
+        net.shared_memory.enabled = false;
+    }
+    let participant =
+        match Participant::with_network(ParticipantConfig { domain_id: domain, ..Default::default() }, net) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("hdds-scale-peer: cannot create the participant: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let qos = Qos { reliability: Reliability::Reliable, ..Qos::default() };
+    let mut ws = Vec::with_capacity(writers);
+    let mut rs = Vec::with_capacity(readers);
+    for i in 0..writers {
+        match participant.create_writer(&format!("{prefix}{i}"), "hdds::interop::Blob", qos) {
+            Ok(w) => ws.push(w),
+            Err(e) => {
+                eprintln!("hdds-scale-peer: cannot create writer {i}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for i in 0..readers {
+        match participant.create_reader(&format!("{prefix}{i}"), "hdds::interop::Blob", qos) {
+            Ok(r) => rs.push(r),
+            Err(e) => {
+                eprintln!("hdds-scale-peer: cannot create reader {i}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    say(&format!("READY ms={} pid={}", unix_ms(), std::process::id()));
+    let matched = || {
+        ws.iter().all(|w| w.matched_reader_count() >= expect) && rs.iter().all(|r| r.matched_writer_count() >= expect)
+    };
+    let mut reported = false;
+    while !STOP.load(Ordering::SeqCst) && Instant::now() < deadline {
+        if !reported && matched() {
+            say(&format!("MATCHED ms={}", unix_ms()));
+            reported = true;
+        }
+        thread::sleep(Duration::from_millis(if reported { 100 } else { 5 }));
+    }
+    if !reported {
+        let w_min = ws.iter().map(|w| w.matched_reader_count()).min().unwrap_or(0);
+        let r_min = rs.iter().map(|r| r.matched_writer_count()).min().unwrap_or(0);
+        eprintln!("hdds-scale-peer: not fully matched (fewest readers per writer {w_min}, fewest writers per reader {r_min}, expected {expect})");
+    }
+    ExitCode::from(u8::from(!reported))
+}
