@@ -96,11 +96,13 @@ def memory_kib(pid):
     return pss, shm, threads
 
 
-def hdds_shm_files():
-    try:
-        return {f for f in os.listdir("/dev/shm") if f.startswith("hdds")}
-    except FileNotFoundError:
-        return set()
+def shm_leftovers(logs):
+    """/dev/shm segments of this run's hdds peers (named hdds_<participant prefix>_...)."""
+    prefixes = set()
+    for path in logs:
+        with open(path) as f:
+            prefixes |= set(re.findall(r"^READY .*prefix=([0-9a-f]+)", f.read(), re.M))
+    return sorted(f for f in os.listdir("/dev/shm") if any(f.startswith(f"hdds_{p}_") for p in prefixes))
 
 
 def one_run(impl, args, run_idx, tmp):
@@ -108,7 +110,6 @@ def one_run(impl, args, run_idx, tmp):
     make_ns(ns)
     procs = []
     logs = []
-    shm_before = hdds_shm_files()
     try:
         env = dict(os.environ)
         env.pop("CYCLONEDDS_URI", None)
@@ -178,9 +179,10 @@ def one_run(impl, args, run_idx, tmp):
                 p.kill()
                 p.wait()
         sh("ip", "netns", "delete", ns, check=False)
-        leftovers = hdds_shm_files() - shm_before
+        leftovers = shm_leftovers(logs)
         if leftovers:
-            print(f"  WARNING: /dev/shm leftovers after {impl} run {run_idx}: {sorted(leftovers)[:5]}", file=sys.stderr)
+            print(f"  WARNING: /dev/shm leftovers after {impl} run {run_idx}: {leftovers[:5]} ({len(leftovers)})",
+                  file=sys.stderr)
 
 
 def median_of(runs, impl, key):

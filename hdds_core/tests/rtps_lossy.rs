@@ -535,6 +535,23 @@ fn reliable_keep_all_10000_samples_arrive_exactly_once_in_order() {
     assert!(sim.writer.history().is_empty(), "acknowledged samples left the KEEP_ALL history");
 }
 
+/// What the netem test would have done (the kernel here has no sch_netem): 20 % loss, 20 %
+/// duplication and reordering (packets overtake each other by up to 5 ms) in both directions.
+#[test]
+fn reliable_10000_samples_through_20_percent_loss_duplication_and_reordering() {
+    let mut sim = Sim::new(11 + seed_off(), keep_all(100), 100);
+    let link = Link { loss: 0.2, dup: 0.2, latency: Duration::from_micros(500), jitter: ms(5), rate: None };
+    let r = sim.add_reader(true, Durability::Volatile, link);
+    sim.match_reader(r);
+    sim.advance(ms(50));
+    sim.write_all(10_000, 10, ms(1));
+    assert!(sim.run_until(Duration::from_secs(60), |s| s.writer.all_acked()));
+    sim.report("10k reliable, 20% loss + 20% duplication + reordering");
+    assert!(sim.duplicated > 1000 && sim.dropped > 1000, "the link really duplicated and dropped");
+    assert_exactly(&sim, r, 1..=10_000);
+    assert_eq!(sim.lost(r), 0);
+}
+
 #[test]
 fn fragmented_64k_samples_complete_in_order() {
     let mut sim = Sim::new(2 + seed_off(), keep_all(16), 64 * 1024);

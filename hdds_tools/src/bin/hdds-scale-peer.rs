@@ -110,7 +110,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    say(&format!("READY ms={} pid={}", unix_ms(), std::process::id()));
+    // The prefix names this participant's /dev/shm segments (hdds_<prefix hex>_*): the benchmark
+    // checks that none is left behind.
+    let guid_prefix: String = participant.guid().prefix.0.iter().map(|b| format!("{b:02x}")).collect();
+    say(&format!("READY ms={} pid={} prefix={guid_prefix}", unix_ms(), std::process::id()));
     let matched = || {
         ws.iter().all(|w| w.matched_reader_count() >= expect) && rs.iter().all(|r| r.matched_writer_count() >= expect)
     };

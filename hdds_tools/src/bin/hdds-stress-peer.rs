@@ -1,0 +1,312 @@
+//! hdds-stress-peer: the participant process of the fault tests (test/fault) and the endurance
+//! test (test/endurance). One participant with reliable KEEP_ALL writers and readers on the given
+//! topics; each writer writes a counter (8 bytes little-endian, then padding) at `--rate` Hz, and
+//! each reader checks that every writer's counters arrive in order with no gap and no duplicate.
+//!
+//! Output lines (stdout, flushed), which the test scripts parse:
+//!   MATCH ms=<unix ms> topic=T writers=N      a reader's matched-writer count changed
+//!   STATS s=<secs> rss_kb=R pss_kb=P fds=F    every `--report` seconds
+//!   WRITER topic=T written=N timeouts=K max_write_ms=M acked=0|1
+//!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
+//! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
+//! a sample is only counted written once the engine took it, so any gap a reader sees is a loss.
+//!
+//! Runs until `--duration` seconds pass, every writer wrote `--count` samples and (with
+//! `--expect N`) every reader received N samples, or SIGINT/SIGTERM. Network: `--iface ADDR`
+//! (127.0.0.1 by default; another address is used with SPDP multicast on that interface, for
+//! network namespaces), `--lease`/`--spdp-period` seconds, `--no-shm`. Exit 0 when every reader saw
+//! no gap or duplicate and `--expect` was reached, 1 otherwise, 2 on a usage or DDS error.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::Ipv4Addr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hdds_core::error::ErrorKind;
+use hdds_core::qos::{History, Reliability};
+use hdds_core::wire::Guid;
+use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos, Reader, Writer};
+use hdds_tools::Args;
+
+const USAGE: &str = "hdds-stress-peer [--writers T1,T2] [--readers T1,T2] [--rate HZ] [--count N] [--expect N]
+                 [--size BYTES] [--wait-matched N] [--duration S] [--max-blocking S] [--report S]
+                 [--iface ADDR] [--lease S] [--spdp-period S] [--no-shm] [--domain N] [--tag DOMAIN_TAG]";
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn install_signal_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic (async-signal-safe); the sigaction struct is
+        // fully initialised (zeroed, then the handler and an empty mask set) before the call.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn unix_ms() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
+}
+
+fn topics(list: &str) -> Vec<String> {
+    list.split(',').filter(|t| !t.is_empty()).map(str::to_owned).collect()
+}
+
+/// (rss, pss) in KiB from smaps_rollup, and the number of open file descriptors.
+fn process_stats() -> (u64, u64, usize) {
+    let mut rss = 0;
+    let mut pss = 0;
+    if let Ok(text) = std::fs::read_to_string("/proc/self/smaps_rollup") {
+        for line in text.lines() {
+            let kib = || line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+            if line.starts_with("Rss:") {
+                rss = kib();
+            } else if line.starts_with("Pss:") {
+                pss = kib();
+            }
+        }
+    }
+    let fds = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count());
+    (rss, pss, fds)
+}
+
+struct Pub {
+    topic: String,
+    writer: Writer,
+    next: u64,
+    timeouts: u64,
+    max_write: Duration,
+}
+
+/// One reader's check: per writer, the last counter seen.
+struct Sub {
+    topic: String,
+    reader: Reader,
+    last: HashMap<Guid, u64>,
+    /// The lowest first counter of any writer: 1 when the reader got every writer's stream whole.
+    first: u64,
+    received: u64,
+    gaps: u64,
+    dups: u64,
+    matched: usize,
+}
+
+impl Sub {
+    fn drain(&mut self) {
+        while let Some(s) = self.reader.take() {
+            if !s.info.valid_data || s.data.len() < 8 {
+                continue;
+            }
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&s.data[..8]);
+            let n = u64::from_le_bytes(b);
+            self.received += 1;
+            match self.last.get(&s.info.writer_guid).copied() {
+                Some(last) if n <= last => self.dups += 1,
+                Some(last) if n > last + 1 => self.gaps += n - last - 1,
+                _ => {}
+            }
+            if !self.last.contains_key(&s.info.writer_guid) {
+                self.first = if self.first == 0 { n } else { self.first.min(n) };
+            }
+            let e = self.last.entry(s.info.writer_guid).or_insert(n);
+            *e = (*e).max(n);
+        }
+        let m = self.reader.matched_writer_count();
+        if m != self.matched {
+            self.matched = m;
+            say(&format!("MATCH ms={} topic={} writers={m}", unix_ms(), self.topic));
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::from_env_skipping(1);
+    if args.flag("help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let wtopics = topics(&args.value("writers", String::new()));
+    let rtopics = topics(&args.value("readers", String::new()));
+    let rate: f64 = args.value("rate", 1000.0);
+    let count: u64 = args.value("count", 0);
+    let expect: u64 = args.value("expect", 0);
+    let size: usize = args.value::<usize>("size", 64).max(8);
+    let wait_matched: usize = args.value("wait-matched", 0);
+    let duration = Duration::from_secs_f64(args.value("duration", 60.0));
+    let max_blocking = Duration::from_secs_f64(args.value("max-blocking", 1.0));
+    let report = Duration::from_secs_f64(args.value("report", 5.0));
+    let iface: Ipv4Addr = args.value("iface", Ipv4Addr::LOCALHOST);
+    let domain: u32 = args.value("domain", 0);
+    let tag: String = args.value("tag", String::new());
+    install_signal_handlers();
+
+    let mut net = if iface.is_loopback() {
+        NetworkConfig::localhost()
+    } else {
+        NetworkConfig { interfaces: vec![iface], multicast: true, ..NetworkConfig::default() }
+    };
+    net.lease_duration = Duration::from_secs_f64(args.value("lease", 20.0));
+    net.spdp_period = Duration::from_secs_f64(args.value("spdp-period", 3.0));
+    net.domain_tag = tag;
+    if args.flag("no-shm") {
+        net.shared_memory.enabled = false;
+    }
+    let participant =
+        match Participant::with_network(ParticipantConfig { domain_id: domain, ..Default::default() }, net) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("hdds-stress-peer: cannot create the participant: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let qos = Qos {
+        reliability: Reliability::Reliable,
+        history: History::KeepAll,
+        max_blocking_time: max_blocking,
+        ..Qos::default()
+    };
+    let mut pubs = Vec::new();
+    for t in &wtopics {
+        match participant.create_writer(t, "hdds::stress::Counter", qos) {
+            Ok(writer) => pubs.push(Pub { topic: t.clone(), writer, next: 1, timeouts: 0, max_write: Duration::ZERO }),
+            Err(e) => {
+                eprintln!("hdds-stress-peer: cannot create the writer of {t}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut subs = Vec::new();
+    for t in &rtopics {
+        match participant.create_reader(t, "hdds::stress::Counter", qos) {
+            Ok(reader) => subs.push(Sub {
+                topic: t.clone(),
+                reader,
+                last: HashMap::new(),
+                first: 0,
+                received: 0,
+                gaps: 0,
+                dups: 0,
+                matched: 0,
+            }),
+            Err(e) => {
+                eprintln!("hdds-stress-peer: cannot create the reader of {t}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let start = Instant::now();
+    let deadline = start + duration;
+    // The prefix names this participant's /dev/shm segments (hdds_<prefix hex>_*): the endurance
+    // test looks for leftovers by it.
+    let prefix: String = participant.guid().prefix.0.iter().map(|b| format!("{b:02x}")).collect();
+    say(&format!("READY ms={} pid={} prefix={prefix}", unix_ms(), std::process::id()));
+
+    // Writers wait (bounded by --duration) for their readers before the first sample.
+    while !STOP.load(Ordering::SeqCst)
+        && Instant::now() < deadline
+        && pubs.iter().any(|p| p.writer.matched_reader_count() < wait_matched)
+    {
+        subs.iter_mut().for_each(Sub::drain);
+        thread::sleep(Duration::from_millis(5));
+    }
+    let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
+    let mut tick = Instant::now();
+    let mut next_report = Instant::now() + report;
+    let mut buf = vec![0u8; size];
+    let mut failed_write = false;
+    loop {
+        let now = Instant::now();
+        let writers_done = count > 0 && pubs.iter().all(|p| p.next > count);
+        let readers_done = expect > 0 && subs.iter().all(|s| s.received >= expect);
+        let finished = (count > 0 || expect > 0)
+            && (pubs.is_empty() || writers_done)
+            && (subs.is_empty() || expect == 0 || readers_done);
+        if STOP.load(Ordering::SeqCst) || now >= deadline || finished {
+            break;
+        }
+        if now >= tick {
+            tick += period;
+            for p in pubs.iter_mut().filter(|p| count == 0 || p.next <= count) {
+                buf[..8].copy_from_slice(&p.next.to_le_bytes());
+                let t0 = Instant::now();
+                let r = p.writer.write(&buf);
+                p.max_write = p.max_write.max(t0.elapsed());
+                match r {
+                    Ok(_) => p.next += 1,
+                    Err(e) if e.kind() == ErrorKind::Timeout => p.timeouts += 1,
+                    Err(e) => {
+                        eprintln!("hdds-stress-peer: write on {} failed: {e}", p.topic);
+                        failed_write = true;
+                        STOP.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
+            // A writer that fell behind (blocked) resumes at the rate, not in a burst.
+            if Instant::now() > tick + period * 10 {
+                tick = Instant::now();
+            }
+        }
+        subs.iter_mut().for_each(Sub::drain);
+        if now >= next_report {
+            next_report += report;
+            let (rss, pss, fds) = process_stats();
+            say(&format!("STATS s={:.1} rss_kb={rss} pss_kb={pss} fds={fds}", start.elapsed().as_secs_f64()));
+        }
+        let sleep_until = if pubs.is_empty() { now + Duration::from_millis(1) } else { tick };
+        let wait = sleep_until.saturating_duration_since(Instant::now()).min(Duration::from_millis(1));
+        if !wait.is_zero() {
+            thread::sleep(wait);
+        }
+    }
+    // Reliable: let the readers acknowledge (bounded), then report.
+    let ack_until = Instant::now() + Duration::from_secs(5).min(max_blocking * 5);
+    let mut acked = vec![false; pubs.len()];
+    while Instant::now() < ack_until && acked.iter().any(|a| !a) {
+        for (i, p) in pubs.iter().enumerate() {
+            acked[i] = acked[i] || p.writer.wait_for_acknowledgments(Duration::from_millis(10));
+        }
+        subs.iter_mut().for_each(Sub::drain);
+    }
+    subs.iter_mut().for_each(Sub::drain);
+    for (p, a) in pubs.iter().zip(&acked) {
+        say(&format!(
+            "WRITER topic={} written={} timeouts={} max_write_ms={:.1} acked={}",
+            p.topic,
+            p.next - 1,
+            p.timeouts,
+            p.max_write.as_secs_f64() * 1e3,
+            u8::from(*a)
+        ));
+    }
+    let mut ok = !failed_write;
+    for s in &subs {
+        say(&format!(
+            "READER topic={} received={} writers={} first={} gaps={} dups={}",
+            s.topic,
+            s.received,
+            s.last.len(),
+            s.first,
+            s.gaps,
+            s.dups
+        ));
+        ok &= s.gaps == 0 && s.dups == 0 && (expect == 0 || s.received >= expect);
+    }
+    ExitCode::from(u8::from(!ok))
+}
