@@ -5,7 +5,7 @@
 //!
 //! Output lines (stdout, flushed), which the test scripts parse:
 //!   MATCH ms=<unix ms> topic=T writers=N      a reader's matched-writer count changed
-//!   STATS s=<secs> rss_kb=R pss_kb=P fds=F    every `--report` seconds
+//!   STATS s=<secs> rss_kb=R pss_kb=P fds=F heap_kb=H   every `--report` seconds (H: malloc in use)
 //!   WRITER topic=T written=N timeouts=K max_write_ms=M acked=0|1
 //!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
 //! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
@@ -66,6 +66,21 @@ fn unix_ms() -> u128 {
 
 fn topics(list: &str) -> Vec<String> {
     list.split(',').filter(|t| !t.is_empty()).map(str::to_owned).collect()
+}
+
+/// Bytes the allocator has handed out and not taken back (glibc's mallinfo2, every arena): what
+/// the program holds, unlike RSS, which keeps the high-water mark of a burst.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn heap_in_use() -> u64 {
+    // SAFETY: mallinfo2 takes no argument and returns a plain struct by value; it only reads the
+    // allocator's statistics under the allocator's own locks.
+    let m = unsafe { libc::mallinfo2() };
+    (m.uordblks + m.hblkhd) as u64
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn heap_in_use() -> u64 {
+    0
 }
 
 /// (rss, pss) in KiB from smaps_rollup, and the number of open file descriptors.
@@ -267,7 +282,11 @@ fn main() -> ExitCode {
         if now >= next_report {
             next_report += report;
             let (rss, pss, fds) = process_stats();
-            say(&format!("STATS s={:.1} rss_kb={rss} pss_kb={pss} fds={fds}", start.elapsed().as_secs_f64()));
+            let heap = heap_in_use() / 1024;
+            say(&format!(
+                "STATS s={:.1} rss_kb={rss} pss_kb={pss} fds={fds} heap_kb={heap}",
+                start.elapsed().as_secs_f64()
+            ));
         }
         let sleep_until = if pubs.is_empty() { now + Duration::from_millis(1) } else { tick };
         let wait = sleep_until.saturating_duration_since(Instant::now()).min(Duration::from_millis(1));
