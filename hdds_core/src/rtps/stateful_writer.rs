@@ -117,6 +117,8 @@ pub struct StatefulWriter {
     last_hb: Instant,
     /// Periodic HEARTBEATs sent since the last ACKNACK: the fast period doubles with each.
     hb_unanswered: u32,
+    /// Samples written since the last HEARTBEAT to all.
+    written_since_hb: usize,
     tick_start: Instant,
     tick_spent: usize,
     /// Round-robin start of the repair pump, so no reader starves the others.
@@ -139,6 +141,7 @@ impl StatefulWriter {
             hb_count: 0,
             last_hb: now,
             hb_unanswered: 0,
+            written_since_hb: 0,
             tick_start: now,
             tick_spent: 0,
             pump_from: 0,
@@ -256,8 +259,11 @@ impl StatefulWriter {
     ) -> Result<i64, WriteBlocked> {
         if !self.can_write() {
             self.stats.writes_blocked += 1;
-            // Ask the readers to acknowledge, but not on every retry of a blocked writer.
-            if self.reliable_count > 0 && now >= self.last_hb + self.cfg.fast_heartbeat_period / 2 {
+            // Ask the readers to acknowledge what they were not asked about yet, and otherwise
+            // not on every retry of a blocked writer.
+            if self.reliable_count > 0
+                && (self.written_since_hb > 0 || now >= self.last_hb + self.cfg.fast_heartbeat_period / 2)
+            {
                 self.send_periodic_heartbeat(now, out);
             }
             return Err(WriteBlocked);
@@ -268,16 +274,21 @@ impl StatefulWriter {
         }
         let (sn, _evicted) = self.history.add(meta, Arc::clone(&payload)).map_err(|_| WriteBlocked)?;
         self.stats.samples_written += 1;
+        self.written_since_hb += 1;
         if !self.proxies.is_empty() {
             send_sample(&self.cfg, &mut self.stats, Dest::All, Data { sn, meta, payload }, false, out);
         }
         self.update_acked();
         if self.reliable_count > 0 {
             let cap = self.history.kind().capacity();
-            let filling =
-                matches!(self.history.kind(), HistoryKind::KeepAll { .. }) && self.history.len() * 4 >= cap * 3;
+            let keep_all = matches!(self.history.kind(), HistoryKind::KeepAll { .. });
+            let filling = keep_all && self.history.len() * 4 >= cap * 3;
             let gap = if filling { self.cfg.fast_heartbeat_period / 4 } else { self.cfg.fast_heartbeat_period };
-            if now >= self.last_hb + gap {
+            // KEEP_ALL: only acknowledgments make room, so a writer faster than the fast period
+            // asks for them every quarter history too (a burst then streams instead of stalling
+            // until the next HEARTBEAT).
+            let quarter = keep_all && self.written_since_hb * 4 >= cap;
+            if now >= self.last_hb + gap || quarter {
                 self.send_periodic_heartbeat(now, out);
             }
         }
@@ -390,6 +401,7 @@ impl StatefulWriter {
             let hb = self.heartbeat(0, all_acked);
             out.push(WriterAction::Heartbeat { to: Dest::All, hb });
         }
+        self.written_since_hb = 0;
         // A fragmented newest sample: say how many fragments exist, so readers NACK_FRAG the rest.
         if let Some(c) = self.history.latest().filter(|c| !all_acked && c.payload.len() > self.cfg.fragment_size) {
             let last_fragment = fragment::fragment_count(c.payload.len(), self.cfg.fragment_size);

@@ -343,3 +343,20 @@ fn a_hostile_acknack_base_is_harmless() {
     assert!(gaps(&out).is_empty() && data(&out).is_empty(), "{out:?}");
     assert!(w.all_acked(), "a base past the last SN acknowledges everything, no more");
 }
+
+#[test]
+fn a_fast_keep_all_burst_asks_for_acknowledgments_every_quarter_history() {
+    let t0 = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepAll { max_samples: 64 }, Durability::Volatile), t0);
+    let mut out = Vec::new();
+    w.match_reader(t0, reader(1, true, Durability::Volatile), &mut out);
+    out.clear();
+    // The match's HEARTBEAT was just sent: within the fast period only the quarter rule applies.
+    write_n(&mut w, t0, 64, 8, &mut out);
+    let last_sns: Vec<i64> = heartbeats(&out).iter().map(|(_, hb)| hb.last_sn).collect();
+    assert_eq!(last_sns, vec![16, 32, 48, 64]);
+    // Full and blocked: nothing new to ask about, so no HEARTBEAT on a retry this soon.
+    out.clear();
+    assert!(w.write(t0, Arc::from(vec![0u8; 8]), SampleMeta::default(), &mut out).is_err());
+    assert!(heartbeats(&out).is_empty());
+}
