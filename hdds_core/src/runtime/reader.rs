@@ -22,7 +22,7 @@ use crate::discovery::MatchError;
 use crate::error::Result;
 use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
-use crate::time;
+use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
 use crate::wire::{EntityKind, Guid};
 
@@ -48,6 +48,9 @@ pub(crate) struct ReaderShared {
 
 struct ReaderState {
     queue: VecDeque<Sample>,
+    /// Threads in `wait_for_data`: a delivery notifies only when there is one (a futex wake per
+    /// sample would otherwise cost the receive thread a system call per sample).
+    waiters: usize,
 }
 
 impl Reader {
@@ -68,7 +71,7 @@ impl Reader {
             topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
-            state: Mutex::new(ReaderState { queue: VecDeque::new() }),
+            state: Mutex::new(ReaderState { queue: VecDeque::new(), waiters: 0 }),
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
@@ -106,7 +109,9 @@ impl Reader {
                 },
                 None => Duration::from_secs(3600),
             };
+            st.waiters += 1;
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st.waiters -= 1;
         }
         true
     }
@@ -146,6 +151,13 @@ impl ReaderShared {
     /// and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
         sample.info.reception_timestamp = time::now();
+        if self.push(sample) {
+            self.wake();
+        }
+    }
+
+    /// Adds a sample to the history without waking anyone; true when a waiter needs [`Self::wake`].
+    fn push(&self, sample: Sample) -> bool {
         let mut st = self.lock();
         if let Some(depth) = self.qos.depth() {
             while st.queue.len() >= depth {
@@ -153,18 +165,23 @@ impl ReaderShared {
             }
         }
         st.queue.push_back(sample);
-        drop(st);
+        // Read under the lock: a waiter counts itself under it before it sleeps.
+        st.waiters > 0
+    }
+
+    /// Wakes the threads waiting for data.
+    pub(crate) fn wake(&self) {
         self.data_available.notify_all();
     }
 
-    /// A sample the RTPS machine released. Disposals and unregistrations (keyed topics of other
-    /// vendors) and empty payloads are not samples a keyless reader can hand out.
-    fn deliver_remote(&self, d: Delivery) {
+    /// A sample the RTPS machine released, received at `now`; true when a waiter needs
+    /// [`Self::wake`]. Disposals and unregistrations (keyed topics of other vendors) and empty
+    /// payloads are not samples a keyless reader can hand out.
+    fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
         if !StatusInfo(d.meta.status_info).is_alive() || d.payload.is_empty() {
-            return;
+            return false;
         }
-        let now = time::now();
-        self.deliver(Sample {
+        self.push(Sample {
             data: d.payload,
             info: SampleInfo {
                 source_timestamp: d.meta.source_timestamp.unwrap_or(now),
@@ -172,7 +189,7 @@ impl ReaderShared {
                 writer_guid: d.writer,
                 sequence_number: d.sn,
             },
-        });
+        })
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
@@ -197,16 +214,21 @@ impl ReaderShared {
         }
     }
 
-    /// One submessage from a matched remote writer; returns the machine's next deadline.
+    /// One submessage from a matched remote writer, received at `now` / `received` (wall clock);
+    /// returns the machine's next deadline. Samples it delivers wake nobody: when `wake` comes
+    /// back true, the receive thread calls [`Self::wake`] once it has handled the whole datagram
+    /// (one wake-up for a datagram full of samples).
     pub(crate) fn net_input(
         &self,
         now: Instant,
+        received: Timestamp,
         writer: Guid,
         input: ReaderInput<'_>,
         out: &mut Outbox,
+        wake: &mut bool,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
-        p.input(now, writer, input, out, |d| self.deliver_remote(d));
+        p.input(now, writer, input, out, |d| *wake |= self.deliver_remote(d, received));
         p.next_deadline()
     }
 
