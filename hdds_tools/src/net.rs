@@ -53,7 +53,12 @@ impl NetOpts {
 
     /// A participant on the network, or the end of the program with the engine's message.
     pub fn participant(&self) -> Participant {
-        Participant::with_network(ParticipantConfig { domain_id: self.domain_id }, self.network_config())
+        self.participant_with(self.network_config())
+    }
+
+    /// A participant with `config` (made from [`NetOpts::network_config`] and adjusted).
+    pub fn participant_with(&self, config: NetworkConfig) -> Participant {
+        Participant::with_network(ParticipantConfig { domain_id: self.domain_id }, config)
             .unwrap_or_else(|e| usage_error(&e.to_string()))
     }
 }

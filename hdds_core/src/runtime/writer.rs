@@ -65,10 +65,14 @@ impl Writer {
     pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
         let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
         let net = participant.network().cloned();
-        let port = net.as_ref().map(|_| {
+        let port = net.as_ref().map(|net| {
             let mut cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
             cfg.heartbeat_period = super::net::IDLE_HEARTBEAT_PERIOD;
-            WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN)
+            let mut port = WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN);
+            if net.cfg.write_batching {
+                port.enable_batching();
+            }
+            port
         });
         let shared = Arc::new(WriterShared {
             guid,
@@ -132,7 +136,7 @@ impl Writer {
             }
             st.history.push_back(sample);
         }
-        let next = st.net.as_ref().and_then(|p| p.rtps.next_deadline());
+        let next = st.net.as_ref().and_then(|p| p.next_deadline());
         drop(st);
         if let Some(net) = &self.net {
             net.flush(&mut out);
@@ -157,11 +161,11 @@ impl Writer {
             let Some(port) = st.net.as_mut() else {
                 return Err(Error::new(ErrorKind::AlreadyDeleted, "the writer has no network state"));
             };
-            match port.drive(out, |w, a| w.write(now, Arc::clone(data), meta, a)) {
+            match port.write(now, Arc::clone(data), meta, out) {
                 Ok(sn) => return Ok((st, sn)),
                 Err(WriteBlocked) => {
                     // Send the HEARTBEAT the machine asked for, without the lock.
-                    let next = port.rtps.next_deadline();
+                    let next = port.next_deadline();
                     drop(st);
                     net.flush(out);
                     net.timer.schedule(next);
@@ -190,6 +194,21 @@ impl Writer {
                         .0;
                 }
             }
+        }
+    }
+
+    /// Sends what write batching ([`crate::NetworkConfig::write_batching`]) still holds back;
+    /// without batching there is nothing to send.
+    pub fn flush(&self) {
+        let mut out = Outbox::new();
+        let mut st = self.shared.lock();
+        let Some(port) = st.net.as_mut() else { return };
+        port.flush_batch(&mut out);
+        let next = port.next_deadline();
+        drop(st);
+        if let Some(net) = &self.net {
+            net.flush(&mut out);
+            net.timer.schedule(next);
         }
     }
 
@@ -284,7 +303,7 @@ impl WriterShared {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
         p.match_reader(now, r, addr, out);
-        p.rtps.next_deadline()
+        p.next_deadline()
     }
 
     pub(crate) fn net_unmatch_reader(&self, reader: Guid) {
@@ -306,7 +325,7 @@ impl WriterShared {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
         p.drive(out, f);
-        let next = p.rtps.next_deadline();
+        let next = p.next_deadline();
         drop(st);
         self.acked.notify_all();
         next
@@ -315,9 +334,9 @@ impl WriterShared {
     pub(crate) fn net_on_timer(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
-        if p.rtps.next_deadline().is_some_and(|t| t <= now) {
+        if p.next_deadline().is_some_and(|t| t <= now) {
             p.drive(out, |w, a| w.on_timer(now, a));
         }
-        p.rtps.next_deadline()
+        p.next_deadline()
     }
 }

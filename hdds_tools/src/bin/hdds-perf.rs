@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use hdds_core::qos::{History, Reliability};
-use hdds_core::{Qos, Reader, Writer};
+use hdds_core::{NetworkConfig, Qos, Reader, Writer};
 use hdds_tools::ddsperf::{self, Topic};
 use hdds_tools::json::Object;
 use hdds_tools::net::{NET_HELP, NET_OPTIONS};
@@ -21,6 +21,7 @@ const HELP: &str = "\
 hdds-perf: publish/subscribe throughput and latency through the hdds engine (ddsperf's wire format)
 
 usage: hdds-perf pub [--size S] [--duration SECS] [--rate HZ] [--keep-last N] [--best-effort] [--json]
+                     [--no-batching]
        hdds-perf sub [--duration SECS] [--idle SECS] [--warmup SECS] [--keep-last N] [--best-effort] [--json]
   pub             publish KeyedSeq samples on DDSPerfRDataKS (as `ddsperf pub`)
   sub             receive them and report throughput, losses and write-to-take latency
@@ -32,11 +33,13 @@ usage: hdds-perf pub [--size S] [--duration SECS] [--rate HZ] [--keep-last N] [-
   --keep-last N   KEEP_LAST N instead of KEEP_ALL (the default, as ddsperf's)
   --timeout SECS  pub: give up when no subscriber matched within SECS (default 10)
   --best-effort   best-effort instead of reliable (topic DDSPerfUDataKS)
+  --no-batching   pub: one datagram per sample; by default samples written in a burst share
+                  datagrams (write batching, as ddsperf turns on)
   --json          print the result as one JSON object (the progress line goes to stderr)
 network options:";
 
 const OPTIONS: &[&str] = &["size", "duration", "rate", "idle", "warmup", "keep-last", "timeout"];
-const FLAGS: &[&str] = &["json", "best-effort"];
+const FLAGS: &[&str] = &["json", "best-effort", "no-batching"];
 
 fn main() -> ExitCode {
     let (mode, args) = Args::with_mode_from_env();
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
                 duration: Duration::from_secs_f64(args.value("duration", 5.0)),
                 rate: args.value("rate", 0.0),
                 timeout: Duration::from_secs_f64(args.value("timeout", 10.0)),
+                batching: !args.flag("no-batching"),
             };
             publisher(&o, &p)
         }
@@ -103,6 +107,7 @@ struct PubOpts {
     duration: Duration,
     rate: f64,
     timeout: Duration,
+    batching: bool,
 }
 
 struct SubOpts {
@@ -165,7 +170,8 @@ fn wait_matched(writer: &Writer, timeout: Duration) -> bool {
 }
 
 fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
-    let participant = o.net.participant();
+    let config = NetworkConfig { write_batching: p.batching, ..o.net.network_config() };
+    let participant = o.net.participant_with(config);
     let writer = match participant.create_writer(&o.topic, ddsperf::TYPE_NAME, o.qos) {
         Ok(w) => w,
         Err(e) => {
@@ -210,6 +216,7 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
             }
         }
     }
+    writer.flush();
     let took = start.elapsed();
     progress.finish();
     let acked =

@@ -63,7 +63,7 @@ impl Out {
     }
 
     /// An upper bound of the encoded size, INFO_DST and INFO_TS included.
-    fn size_bound(&self) -> usize {
+    pub(crate) fn size_bound(&self) -> usize {
         const INFO: usize = 16 + 12;
         let inline = |m: &SampleMeta| if has_inline_qos(m) { 80 } else { 0 };
         match self {
