@@ -21,5 +21,7 @@ pub mod wire;
 pub use error::{Error, Result};
 pub use qos::Qos;
 pub use runtime::{
-    MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, Reader, Sample, SampleInfo, Writer,
+    DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, MatchStatus, NetStats,
+    NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample, SampleIdentity, SampleInfo, Status,
+    StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
 };

@@ -8,7 +8,7 @@ use hdds_core::qos::{Durability, History, Reliability};
 use hdds_core::{Participant, ParticipantConfig, Qos};
 
 fn participant(domain_id: u32) -> Participant {
-    Participant::new(ParticipantConfig { domain_id }).unwrap()
+    Participant::new(ParticipantConfig { domain_id, ..Default::default() }).unwrap()
 }
 
 /// Each test uses its own topic: the TopicMerger is process-wide and tests run in parallel.

@@ -3,11 +3,12 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
+use hdds_core::wire::Guid;
 use hdds_core::{Reader, Writer};
 
 use crate::participant::HddsParticipant;
 use crate::qos::HddsQos;
-use crate::ret::{arg, guard, guard_ret, guard_void, out, str_arg, HddsRet};
+use crate::ret::{arg, bytes_or_empty, guard, guard_ret, guard_void, out, str_arg, HddsRet};
 use crate::sample::HddsSample;
 
 pub struct HddsWriter {
@@ -30,6 +31,60 @@ pub extern "C" fn hdds_writer_create(
 ) -> HddsRet {
     create_endpoint("hdds_writer_create", participant, topic_name, type_name, qos, out_writer, |p, t, ty, q| {
         Ok(HddsWriter { inner: p.create_writer(t, ty, q)? })
+    })
+}
+
+/// What a writer or reader has besides topic, type and QoS. Zero-initialize it for the defaults.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HddsEndpointOptions {
+    /// USER_DATA announced in SEDP (rmw_cyclonedds_cpp's services: "clientid=...;" /
+    /// "serviceid=...;"); NULL with length 0 for none. Copied.
+    pub user_data: *const u8,
+    pub user_data_len: usize,
+    /// Readers: writers of the same participant are not matched, so their samples never arrive
+    /// (ros_discovery_info). Ignored for writers.
+    pub ignore_local_participant: bool,
+}
+
+fn options_arg(options: *const HddsEndpointOptions) -> Result<hdds_core::EndpointOptions, hdds_core::Error> {
+    if options.is_null() {
+        return Ok(hdds_core::EndpointOptions::default());
+    }
+    let o = arg(options, "options")?;
+    Ok(hdds_core::EndpointOptions {
+        user_data: bytes_or_empty(o.user_data, o.user_data_len, "options->user_data")?.to_vec(),
+        ignore_local_participant: o.ignore_local_participant,
+    })
+}
+
+/// hdds_writer_create with endpoint options (NULL: none). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_create_ex(
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    options: *const HddsEndpointOptions,
+    out_writer: *mut *mut HddsWriter,
+) -> HddsRet {
+    create_endpoint("hdds_writer_create_ex", participant, topic_name, type_name, qos, out_writer, |p, t, ty, q| {
+        Ok(HddsWriter { inner: p.create_writer_with(t, ty, q, &options_arg(options)?)? })
+    })
+}
+
+/// hdds_reader_create with endpoint options (NULL: none). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_create_ex(
+    participant: *const HddsParticipant,
+    topic_name: *const c_char,
+    type_name: *const c_char,
+    qos: *const HddsQos,
+    options: *const HddsEndpointOptions,
+    out_reader: *mut *mut HddsReader,
+) -> HddsRet {
+    create_endpoint("hdds_reader_create_ex", participant, topic_name, type_name, qos, out_reader, |p, t, ty, q| {
+        Ok(HddsReader { inner: p.create_reader_with(t, ty, q, &options_arg(options)?)? })
     })
 }
 
@@ -62,6 +117,116 @@ pub extern "C" fn hdds_writer_write(
             out(out_sequence_number, "out_sequence_number", sn)?;
         }
         Ok(())
+    })
+}
+
+/// What hdds_writer_write_ex says about a sample besides its payload. Zero-initialize it for a
+/// plain write.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HddsWriteOptions {
+    /// Send RELATED_SAMPLE_IDENTITY (a service reply naming its request): inline QoS PID 0x0083
+    /// and Fast DDS's 0x800f; readers see it in HddsSampleInfo.
+    pub has_related_sample_identity: bool,
+    pub related_writer_guid: [u8; 16],
+    pub related_sequence_number: i64,
+    /// Only the matched reader directed_reader_guid (same-process or remote) gets the sample.
+    /// Other remote reliable readers are told by a GAP that its sequence number is not for them.
+    pub directed: bool,
+    pub directed_reader_guid: [u8; 16],
+    /// The source timestamp, nanoseconds since the UNIX epoch; 0 is now.
+    pub source_timestamp_ns: i64,
+}
+
+/// hdds_writer_write with options (NULL: none). A directed write to a reader that is not matched
+/// (any more) returns HDDS_RET_BAD_ARGUMENT and writes nothing; a negative source timestamp is
+/// HDDS_RET_BAD_ARGUMENT. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_write_ex(
+    writer: *const HddsWriter,
+    data: *const u8,
+    len: usize,
+    options: *const HddsWriteOptions,
+    out_sequence_number: *mut i64,
+) -> HddsRet {
+    guard("hdds_writer_write_ex", || {
+        let w = arg(writer, "writer")?;
+        let payload = bytes_arg(data, len)?;
+        let opts = if options.is_null() {
+            hdds_core::WriteOptions::default()
+        } else {
+            write_options(arg(options, "options")?)?
+        };
+        let sn = w.inner.write_with(payload, &opts)?;
+        if !out_sequence_number.is_null() {
+            out(out_sequence_number, "out_sequence_number", sn)?;
+        }
+        Ok(())
+    })
+}
+
+fn write_options(o: &HddsWriteOptions) -> Result<hdds_core::WriteOptions, hdds_core::Error> {
+    if o.source_timestamp_ns < 0 {
+        return Err(hdds_core::Error::bad_argument(format!(
+            "options->source_timestamp_ns is negative ({}): give nanoseconds since the UNIX epoch, or 0 for now",
+            o.source_timestamp_ns
+        )));
+    }
+    Ok(hdds_core::WriteOptions {
+        related_sample_identity: o.has_related_sample_identity.then(|| hdds_core::SampleIdentity {
+            writer: Guid::from_bytes(&o.related_writer_guid),
+            sn: o.related_sequence_number,
+        }),
+        directed_to: o.directed.then(|| Guid::from_bytes(&o.directed_reader_guid)),
+        source_timestamp: (o.source_timestamp_ns != 0).then_some(o.source_timestamp_ns),
+    })
+}
+
+/// Stores in *out whether the reader with GUID reader_guid (16 bytes; same-process or remote) is
+/// matched with the writer, i.e. a directed write can reach it. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_has_matched_reader(
+    writer: *const HddsWriter,
+    reader_guid: *const u8,
+    out_matched: *mut bool,
+) -> HddsRet {
+    guard("hdds_writer_has_matched_reader", || {
+        let w = arg(writer, "writer")?;
+        let g = arg(reader_guid.cast::<[u8; 16]>(), "reader_guid")?;
+        out(out_matched, "out_matched", w.inner.has_matched_reader(Guid::from_bytes(g)))
+    })
+}
+
+/// Stores in *out whether the reader with GUID reader_guid (16 bytes) is matched with the writer
+/// and knows it: a same-process or best-effort reader as soon as it is matched, a remote reliable
+/// reader once it has sent the writer an ACKNACK (before that, it may drop what the writer sends,
+/// and a volatile one then skips it as history). A service client checks this before its first
+/// request. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_is_known_by_reader(
+    writer: *const HddsWriter,
+    reader_guid: *const u8,
+    out_known: *mut bool,
+) -> HddsRet {
+    guard("hdds_writer_is_known_by_reader", || {
+        let w = arg(writer, "writer")?;
+        let g = arg(reader_guid.cast::<[u8; 16]>(), "reader_guid")?;
+        out(out_known, "out_known", w.inner.is_known_by_reader(Guid::from_bytes(g)))
+    })
+}
+
+/// Stores in *out whether the writer with GUID writer_guid (16 bytes; same-process or remote)
+/// delivers to the reader (mirror of hdds_writer_has_matched_reader). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_has_matched_writer(
+    reader: *const HddsReader,
+    writer_guid: *const u8,
+    out_matched: *mut bool,
+) -> HddsRet {
+    guard("hdds_reader_has_matched_writer", || {
+        let r = arg(reader, "reader")?;
+        let g = arg(writer_guid.cast::<[u8; 16]>(), "writer_guid")?;
+        out(out_matched, "out_matched", r.inner.has_matched_writer(Guid::from_bytes(g)))
     })
 }
 

@@ -8,14 +8,22 @@
 // cbindgen copies into hdds/hdds.h. Marking them `unsafe fn` would say nothing to a C caller.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod condition;
+pub mod discovery;
 pub mod endpoint;
 pub mod participant;
 pub mod qos;
 pub mod ret;
 pub mod sample;
+pub mod status;
+pub mod waitset;
 
-pub use endpoint::{HddsReader, HddsWriter};
-pub use participant::HddsParticipant;
+pub use condition::HddsGuardCondition;
+pub use discovery::{HddsEndpointEvent, HddsParticipantEvent};
+pub use endpoint::{HddsEndpointOptions, HddsReader, HddsWriteOptions, HddsWriter};
+pub use participant::{HddsParticipant, HddsParticipantConfig};
 pub use qos::HddsQos;
 pub use ret::HddsRet;
 pub use sample::{HddsSample, HddsSampleInfo};
+pub use status::HddsStatus;
+pub use waitset::{HddsWaitEntry, HddsWaitSet};

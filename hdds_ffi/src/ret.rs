@@ -112,6 +112,18 @@ pub(crate) fn str_arg<'a>(p: *const c_char, name: &str) -> Result<&'a str, Error
     c.to_str().map_err(|_| Error::bad_argument(format!("{name} is not valid UTF-8")))
 }
 
+/// Reads an optional byte-array argument: NULL with length 0 is empty; NULL with a length is an error.
+pub(crate) fn bytes_or_empty<'a>(p: *const u8, len: usize, name: &str) -> Result<&'a [u8], Error> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::bad_argument(format!("{name} is NULL but its length is {len}")));
+    }
+    // SAFETY: non-null; the caller promises `len` readable bytes there for the call's duration.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
 /// Writes an out-parameter.
 pub(crate) fn out<T>(p: *mut T, name: &str, value: T) -> Result<(), Error> {
     if p.is_null() {

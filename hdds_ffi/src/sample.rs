@@ -21,6 +21,11 @@ pub struct HddsSampleInfo {
     pub writer_guid: [u8; 16],
     /// The writer's sequence number for the sample (from 1).
     pub sequence_number: i64,
+    /// The writer gave a related sample identity (a service reply names its request).
+    pub has_related_sample_identity: bool,
+    /// The related sample identity's writer GUID and sequence number (zero when absent).
+    pub related_writer_guid: [u8; 16],
+    pub related_sequence_number: i64,
 }
 
 /// The serialized payload (CDR encapsulation header first): stores its length in *out_len and
@@ -55,6 +60,9 @@ pub extern "C" fn hdds_sample_info(sample: *const HddsSample, out_info: *mut Hdd
                 reception_timestamp_ns: i.reception_timestamp,
                 writer_guid: i.writer_guid.to_bytes(),
                 sequence_number: i.sequence_number,
+                has_related_sample_identity: i.related_sample_identity.is_some(),
+                related_writer_guid: i.related_sample_identity.map_or([0; 16], |r| r.writer.to_bytes()),
+                related_sequence_number: i.related_sample_identity.map_or(0, |r| r.sn),
             },
         )
     })

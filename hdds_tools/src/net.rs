@@ -53,12 +53,13 @@ impl NetOpts {
 
     /// A participant on the network, or the end of the program with the engine's message.
     pub fn participant(&self) -> Participant {
-        self.participant_with(self.network_config())
+        self.participant_with(self.network_config(), Vec::new())
     }
 
-    /// A participant with `config` (made from [`NetOpts::network_config`] and adjusted).
-    pub fn participant_with(&self, config: NetworkConfig) -> Participant {
-        Participant::with_network(ParticipantConfig { domain_id: self.domain_id }, config)
+    /// A participant with `config` (made from [`NetOpts::network_config`] and adjusted) and
+    /// USER_DATA `user_data`.
+    pub fn participant_with(&self, config: NetworkConfig, user_data: Vec<u8>) -> Participant {
+        Participant::with_network(ParticipantConfig { domain_id: self.domain_id, user_data }, config)
             .unwrap_or_else(|e| usage_error(&e.to_string()))
     }
 }

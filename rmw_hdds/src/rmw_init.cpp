@@ -134,7 +134,7 @@ rmw_init(const rmw_init_options_t * options, rmw_context_t * context)
   const uint32_t domain_id =
     requested == RMW_DEFAULT_DOMAIN_ID ? 0u : static_cast<uint32_t>(requested);
 
-  rmw_hdds::Context * ctx = rmw_hdds::Context::create(domain_id);
+  rmw_hdds::Context * ctx = rmw_hdds::Context::create(*options, domain_id);
   if (ctx == nullptr) {
     return RMW_RET_ERROR;  // Context::create set the message.
   }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::messages::SampleMeta;
 use crate::qos::History;
+use crate::wire::Guid;
 
 /// How many samples a history keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +44,15 @@ pub struct CacheChange {
     pub sn: i64,
     pub meta: SampleMeta,
     pub payload: Arc<[u8]>,
+    /// A directed sample: only this reader gets it; for every other one the SN is irrelevant.
+    pub only_for: Option<Guid>,
+}
+
+impl CacheChange {
+    /// Whether `reader` is to receive this sample.
+    pub fn is_for(&self, reader: Guid) -> bool {
+        self.only_for.map_or(true, |g| g == reader)
+    }
 }
 
 /// A KEEP_ALL history has no room: the sample was not added.
@@ -104,6 +114,16 @@ impl HistoryCache {
 
     /// Adds a sample and returns its SN and, for a full KEEP_LAST history, the SN it replaced.
     pub fn add(&mut self, meta: SampleMeta, payload: Arc<[u8]>) -> Result<(i64, Option<i64>), HistoryFull> {
+        self.add_for(meta, payload, None)
+    }
+
+    /// [`Self::add`] for a sample only `only_for` (when set) is to receive.
+    pub fn add_for(
+        &mut self,
+        meta: SampleMeta,
+        payload: Arc<[u8]>,
+        only_for: Option<Guid>,
+    ) -> Result<(i64, Option<i64>), HistoryFull> {
         let mut evicted = None;
         if self.is_full() {
             match self.kind {
@@ -113,7 +133,7 @@ impl HistoryCache {
         }
         let sn = self.next_sn;
         self.next_sn += 1;
-        self.changes.push_back(CacheChange { sn, meta, payload });
+        self.changes.push_back(CacheChange { sn, meta, payload, only_for });
         Ok((sn, evicted))
     }
 

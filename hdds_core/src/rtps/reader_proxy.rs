@@ -140,6 +140,13 @@ impl ReaderProxy {
         self.resend_at = Some(self.resend_at.map_or(at, |t| t.min(at)));
     }
 
+    /// Whether the reader has sent an ACKNACK: it knows this writer, so it will take what the
+    /// writer sends from now on (a reader that does not know a writer yet drops its data, and a
+    /// volatile one may then skip it as history when it learns of the writer).
+    pub fn has_acknacked(&self) -> bool {
+        self.last_acknack.is_some()
+    }
+
     /// Applies an ACKNACK; `last_sn` is the writer's last SN (requests beyond it mean nothing).
     pub(crate) fn on_acknack(&mut self, now: Instant, a: &AckNack, last_sn: i64, nack_delay: Duration) -> AckOutcome {
         if self.last_acknack.is_some_and(|c| !count_newer(a.count, c)) {

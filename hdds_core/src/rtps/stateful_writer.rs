@@ -10,6 +10,10 @@
 //! - A sample a reader asks for that the history no longer has is answered with a HEARTBEAT whose
 //!   first SN tells the reader it is lost; one that was never relevant to the reader (written before
 //!   a volatile reader matched) with a GAP.
+//! - A directed write ([`StatefulWriter::write_to`]) goes to one reader only; every other reliable
+//!   reader gets a GAP for its SN at once (and again if it asks for it), as Fast DDS does for
+//!   samples a reader filter finds irrelevant, so that no reader waits for a sample that is not
+//!   for it. Best-effort readers get nothing (they see a jump in SNs, as after a loss).
 //! - KEEP_ALL: a volatile writer drops samples every reliable reader acknowledged; a transient-local
 //!   one keeps them for late joiners until it needs the room. When the oldest sample is still
 //!   unacknowledged, a write returns [`WriteBlocked`] and the runtime waits for an ACKNACK.
@@ -208,7 +212,7 @@ impl StatefulWriter {
         let to = Dest::Reader(r.guid);
         if !r.reliable {
             if transient {
-                for c in self.history.iter() {
+                for c in self.history.iter().filter(|c| c.is_for(r.guid)) {
                     let d = Data { sn: c.sn, meta: c.meta, payload: Arc::clone(&c.payload) };
                     send_sample(&self.cfg, &mut self.stats, to, d, true, out);
                 }
@@ -257,6 +261,31 @@ impl StatefulWriter {
         meta: SampleMeta,
         out: &mut Vec<WriterAction>,
     ) -> Result<i64, WriteBlocked> {
+        self.write_for(now, payload, meta, None, out)
+    }
+
+    /// Adds a sample that only `reader` is to receive (a service reply): it is sent to that reader
+    /// alone, and each other reliable reader gets a GAP for its SN. A reader that is not matched
+    /// gets nothing: the sample only takes an SN (the runtime checks the match first).
+    pub fn write_to(
+        &mut self,
+        now: Instant,
+        payload: Arc<[u8]>,
+        meta: SampleMeta,
+        reader: Guid,
+        out: &mut Vec<WriterAction>,
+    ) -> Result<i64, WriteBlocked> {
+        self.write_for(now, payload, meta, Some(reader), out)
+    }
+
+    fn write_for(
+        &mut self,
+        now: Instant,
+        payload: Arc<[u8]>,
+        meta: SampleMeta,
+        only_for: Option<Guid>,
+        out: &mut Vec<WriterAction>,
+    ) -> Result<i64, WriteBlocked> {
         if !self.can_write() {
             self.stats.writes_blocked += 1;
             // Ask the readers to acknowledge what they were not asked about yet, and otherwise
@@ -272,11 +301,24 @@ impl StatefulWriter {
             // Transient-local KEEP_ALL: the oldest is acknowledged by all; it gives way.
             self.history.pop_oldest();
         }
-        let (sn, _evicted) = self.history.add(meta, Arc::clone(&payload)).map_err(|_| WriteBlocked)?;
+        let (sn, _evicted) = self.history.add_for(meta, Arc::clone(&payload), only_for).map_err(|_| WriteBlocked)?;
         self.stats.samples_written += 1;
         self.written_since_hb += 1;
-        if !self.proxies.is_empty() {
-            send_sample(&self.cfg, &mut self.stats, Dest::All, Data { sn, meta, payload }, false, out);
+        match only_for {
+            None if !self.proxies.is_empty() => {
+                send_sample(&self.cfg, &mut self.stats, Dest::All, Data { sn, meta, payload }, false, out);
+            }
+            None => {}
+            Some(target) => {
+                if self.proxies.iter().any(|p| p.guid == target) {
+                    let d = Data { sn, meta, payload };
+                    send_sample(&self.cfg, &mut self.stats, Dest::Reader(target), d, false, out);
+                }
+                for p in self.proxies.iter().filter(|p| p.reliable && p.guid != target) {
+                    out.push(WriterAction::Gap { to: Dest::Reader(p.guid), gap: Gap::range(sn, sn + 1) });
+                    self.stats.gaps_sent += 1;
+                }
+            }
         }
         self.update_acked();
         if self.reliable_count > 0 {
@@ -460,6 +502,12 @@ impl StatefulWriter {
             // 1. A fragmented sample being resent whole.
             if let Some((sn, n)) = p.frag_cursor {
                 match history.get(sn) {
+                    Some(c) if !c.is_for(p.guid) => {
+                        p.frag_cursor = None;
+                        self.tick_spent += SUBMESSAGE_COST;
+                        self.stats.gaps_sent += 1;
+                        out.push(WriterAction::Gap { to, gap: Gap::range(sn, sn + 1) });
+                    }
                     Some(c) => {
                         let total = fragment::fragment_count(c.payload.len(), cfg.fragment_size);
                         let f = fragment::data_frag(sn, c.meta, &c.payload, cfg.fragment_size as u16, n);
@@ -486,6 +534,12 @@ impl StatefulWriter {
             if let Some(r) = p.frag_requests.first_mut() {
                 let sn = r.sn;
                 match (r.frags.first(), history.get(sn)) {
+                    (Some(_), Some(c)) if !c.is_for(p.guid) => {
+                        p.frag_requests.remove(0);
+                        self.tick_spent += SUBMESSAGE_COST;
+                        self.stats.gaps_sent += 1;
+                        out.push(WriterAction::Gap { to, gap: Gap::range(sn, sn + 1) });
+                    }
                     (Some(n), Some(c)) => {
                         r.frags.remove(n);
                         let f = fragment::data_frag(sn, c.meta, &c.payload, cfg.fragment_size as u16, n as u32);
@@ -520,6 +574,15 @@ impl StatefulWriter {
                 p.hb_due |= sn < history.first_sn();
                 continue;
             };
+            if !c.is_for(p.guid) {
+                // Another reader's directed sample: irrelevant to this one.
+                self.tick_spent += SUBMESSAGE_COST;
+                self.stats.gaps_sent += 1;
+                out.push(WriterAction::Gap { to, gap: Gap::range(sn, sn + 1) });
+                p.mark_underway(now, sn, cfg.nack_suppression);
+                sent_any = true;
+                continue;
+            }
             if c.payload.len() > cfg.fragment_size {
                 p.frag_cursor = Some((sn, 1));
                 continue;

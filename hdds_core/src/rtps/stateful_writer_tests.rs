@@ -360,3 +360,36 @@ fn a_fast_keep_all_burst_asks_for_acknowledgments_every_quarter_history() {
     assert!(w.write(t0, Arc::from(vec![0u8; 8]), SampleMeta::default(), &mut out).is_err());
     assert!(heartbeats(&out).is_empty());
 }
+
+#[test]
+fn a_directed_sample_reaches_its_reader_only_and_is_a_gap_for_the_others() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::TransientLocal), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
+    w.match_reader(t, reader(3, false, Durability::Volatile), &mut out);
+    out.clear();
+    let sn = w.write_to(t, Arc::from(vec![7u8; 8]), SampleMeta::default(), g(1), &mut out).unwrap();
+    assert_eq!(data(&out), vec![(Dest::Reader(g(1)), sn, false)]);
+    assert_eq!(gaps(&out), vec![(Dest::Reader(g(2)), Gap::range(sn, sn + 1))], "best-effort readers get no GAP");
+    // Reader 2 lost the GAP and asks for the SN: it gets the GAP again, never the sample.
+    out.clear();
+    w.on_acknack(t, g(2), &acknack(sn, &[sn], 1), &mut out);
+    w.on_timer(t + ms(500), &mut out);
+    assert!(data(&out).is_empty(), "{out:?}");
+    assert_eq!(gaps(&out), vec![(Dest::Reader(g(2)), Gap::range(sn, sn + 1))]);
+    // Reader 1 lost the sample: the repair is the sample.
+    out.clear();
+    w.on_acknack(t, g(1), &acknack(sn, &[sn], 1), &mut out);
+    w.on_timer(t + ms(1000), &mut out);
+    assert_eq!(data(&out), vec![(Dest::Reader(g(1)), sn, true)]);
+    // A late transient-local best-effort reader's replay leaves it out.
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::TransientLocal), t);
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    w.write_to(t, Arc::from(vec![7u8; 8]), SampleMeta::default(), g(1), &mut out).unwrap();
+    w.write(t, Arc::from(vec![8u8; 8]), SampleMeta::default(), &mut out).unwrap();
+    out.clear();
+    w.match_reader(t, reader(4, false, Durability::TransientLocal), &mut out);
+    assert_eq!(data(&out), vec![(Dest::Reader(g(4)), 2, true)]);
+}

@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
+use super::discovery_events::{DiscoveryListener, EndpointInfo, Graph, ParticipantInfo};
 use super::guid_gen;
 use super::net::{NetStats, Network, NetworkConfig};
 use super::reader::Reader;
@@ -14,7 +15,7 @@ use super::writer::Writer;
 use crate::error::{Error, Result};
 use crate::qos::Qos;
 use crate::transport::intra::TopicKey;
-use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix};
+use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix, VENDOR_ID_HDDS};
 
 /// What every participant needs. The network side is a separate [`NetworkConfig`], given to
 /// [`Participant::with_network`]: hdds_ffi builds this struct by its fields, and a participant
@@ -22,6 +23,20 @@ use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix};
 #[derive(Debug, Clone, Default)]
 pub struct ParticipantConfig {
     pub domain_id: u32,
+    /// USER_DATA: announced in SPDP (PID_USER_DATA) and reported in discovery events. ROS puts
+    /// `enclave=<path>;` there.
+    pub user_data: Vec<u8>,
+}
+
+/// What a writer or reader has besides its topic, type and QoS.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointOptions {
+    /// USER_DATA, announced in SEDP and reported in discovery events (rmw_cyclonedds_cpp's service
+    /// endpoints carry `clientid=...;` / `serviceid=...;`).
+    pub user_data: Vec<u8>,
+    /// Readers: no sample from a writer of the same participant (ros_discovery_info readers).
+    /// Such writers are not matched at all, as DDS's ignore_participant does.
+    pub ignore_local_participant: bool,
 }
 
 #[derive(Clone)]
@@ -35,10 +50,13 @@ pub(crate) struct ParticipantInner {
     next_entity_key: AtomicU32,
     net: Option<Arc<Network>>,
     intra_process: bool,
+    graph: Arc<Graph>,
 }
 
 impl Drop for ParticipantInner {
     fn drop(&mut self) {
+        // No callback after the participant is gone; the process's other participants learn it left.
+        self.graph.close();
         if let Some(net) = &self.net {
             net.shutdown();
         }
@@ -50,13 +68,15 @@ impl Participant {
     pub fn new(config: ParticipantConfig) -> Result<Participant> {
         // The domain's ports must exist even before the network path uses them.
         crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
+        let prefix = guid_gen::new_prefix();
         Ok(Participant {
             inner: Arc::new(ParticipantInner {
                 domain_id: config.domain_id,
-                prefix: guid_gen::new_prefix(),
+                prefix,
                 next_entity_key: AtomicU32::new(1),
                 net: None,
                 intra_process: true,
+                graph: new_graph(&config, prefix, true),
             }),
         })
     }
@@ -67,7 +87,14 @@ impl Participant {
     pub fn with_network(config: ParticipantConfig, network: NetworkConfig) -> Result<Participant> {
         crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
         let prefix = guid_gen::new_prefix();
-        let net = Network::start(config.domain_id, prefix, &network)?;
+        let graph = new_graph(&config, prefix, network.intra_process);
+        let net = match Network::start(config.domain_id, prefix, &network, Arc::clone(&graph)) {
+            Ok(n) => n,
+            Err(e) => {
+                graph.close();
+                return Err(e);
+            }
+        };
         Ok(Participant {
             inner: Arc::new(ParticipantInner {
                 domain_id: config.domain_id,
@@ -75,8 +102,26 @@ impl Participant {
                 next_entity_key: AtomicU32::new(1),
                 net: Some(net),
                 intra_process: network.intra_process,
+                graph,
             }),
         })
+    }
+
+    pub(crate) fn graph(&self) -> &Arc<Graph> {
+        &self.inner.graph
+    }
+
+    /// Sets (or with `None` clears) the discovery listener. Before this returns, a new listener
+    /// gets every entity known alive (this participant first); afterwards every change, on the
+    /// threads [`super::discovery_events`] describes. The previous listener is not called once
+    /// this returns (unless this runs inside one of its callbacks).
+    pub fn set_discovery_listener(&self, listener: Option<DiscoveryListener>) {
+        self.inner.graph.set_listener(listener);
+    }
+
+    /// The participants (this one first) and endpoints this participant knows alive.
+    pub fn discovered_graph(&self) -> (Vec<Arc<ParticipantInfo>>, Vec<Arc<EndpointInfo>>) {
+        self.inner.graph.snapshot()
     }
 
     pub(crate) fn network(&self) -> Option<&Arc<Network>> {
@@ -133,15 +178,50 @@ impl Participant {
 
     /// Creates a writer of serialized samples of `type_name` on `topic_name`.
     pub fn create_writer(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
+        self.create_writer_with(topic_name, type_name, qos, &EndpointOptions::default())
+    }
+
+    /// Creates a writer with USER_DATA (`ignore_local_participant` means nothing for a writer).
+    pub fn create_writer_with(
+        &self,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Writer> {
         check_names(topic_name, type_name)?;
-        Writer::new(self, topic_name, type_name, qos)
+        let w = Writer::new(self, topic_name, type_name, qos, options)?;
+        self.inner.graph.local_endpoint(w.endpoint_info(), true);
+        Ok(w)
     }
 
     /// Creates a reader of serialized samples of `type_name` on `topic_name`.
     pub fn create_reader(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
-        check_names(topic_name, type_name)?;
-        Reader::new(self, topic_name, type_name, qos)
+        self.create_reader_with(topic_name, type_name, qos, &EndpointOptions::default())
     }
+
+    /// Creates a reader with USER_DATA and, optionally, deaf to this participant's own writers.
+    pub fn create_reader_with(
+        &self,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Reader> {
+        check_names(topic_name, type_name)?;
+        let r = Reader::new(self, topic_name, type_name, qos, options)?;
+        self.inner.graph.local_endpoint(r.endpoint_info(), true);
+        Ok(r)
+    }
+}
+
+fn new_graph(config: &ParticipantConfig, prefix: GuidPrefix, intra: bool) -> Arc<Graph> {
+    let me = ParticipantInfo {
+        guid: Guid::new(prefix, EntityId::PARTICIPANT),
+        vendor_id: VENDOR_ID_HDDS,
+        user_data: Arc::from(&config.user_data[..]),
+    };
+    Graph::new(config.domain_id, intra, me)
 }
 
 /// RTPS carries names as CDR strings (no interior NUL) and DDS forbids empty ones.
@@ -163,8 +243,8 @@ mod tests {
 
     #[test]
     fn domain_id_range() {
-        assert!(Participant::new(ParticipantConfig { domain_id: 232 }).is_ok());
-        let e = Participant::new(ParticipantConfig { domain_id: 233 }).err().unwrap();
+        assert!(Participant::new(ParticipantConfig { domain_id: 232, ..Default::default() }).is_ok());
+        let e = Participant::new(ParticipantConfig { domain_id: 233, ..Default::default() }).err().unwrap();
         assert_eq!(e.kind(), crate::error::ErrorKind::BadArgument);
         assert!(e.message().contains("ROS_DOMAIN_ID"));
     }

@@ -11,12 +11,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::deadline::Deadline;
+use super::discovery_events::{EndpointInfo, Graph};
+use super::events::{run_listeners, DataListener, Events, StatusListener};
+use super::liveliness::count_writer;
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
 use super::net::{lock, Network};
-use super::participant::Participant;
+use super::participant::{EndpointOptions, Participant};
 use super::sample::{Sample, SampleInfo};
-use super::status::MatchStatus;
+use super::status::{
+    qos_policy_id, single_status, MatchStatus, Status, StatusMask, READER_STATUSES, REQUESTED_INCOMPATIBLE_QOS,
+    SAMPLE_LOST, SUBSCRIPTION_MATCHED,
+};
+use super::watchdog;
 use crate::discovery::inline_qos::StatusInfo;
 use crate::discovery::MatchError;
 use crate::error::Result;
@@ -29,6 +37,8 @@ use crate::wire::{EntityKind, Guid};
 pub struct Reader {
     shared: Arc<ReaderShared>,
     net: Option<Arc<Network>>,
+    /// Its participant's graph, told when the reader goes.
+    graph: Arc<Graph>,
 }
 
 pub(crate) struct ReaderShared {
@@ -36,6 +46,10 @@ pub(crate) struct ReaderShared {
     pub(crate) topic: TopicKey,
     pub(crate) type_name: String,
     pub(crate) qos: Qos,
+    /// USER_DATA, announced in SEDP.
+    pub(crate) user_data: Arc<[u8]>,
+    /// Not matched with the writers of its own participant.
+    pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
     /// Signalled whenever a sample is added.
     data_available: Condvar,
@@ -44,17 +58,26 @@ pub(crate) struct ReaderShared {
     /// Same-process writers delivering to this reader.
     pub(crate) intra_writers: AtomicUsize,
     mismatch: Mutex<MatchStatus>,
+    /// Statuses, attached wait sets, listeners.
+    pub(crate) events: Arc<Events>,
+    pub(crate) deadline: Option<Deadline>,
 }
 
 struct ReaderState {
     queue: VecDeque<Sample>,
-    /// Threads in `wait_for_data`: a delivery notifies only when there is one (a futex wake per
-    /// sample would otherwise cost the receive thread a system call per sample).
+    /// Threads in `wait_for_data`: a wake-up notifies the condition variable only when there is
+    /// one (a futex wake per sample would otherwise cost a system call per sample).
     waiters: usize,
 }
 
 impl Reader {
-    pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
+    pub(crate) fn new(
+        participant: &Participant,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Reader> {
         let guid = participant.new_entity_guid(EntityKind::UserReaderNoKey)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
@@ -71,21 +94,45 @@ impl Reader {
             topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
+            user_data: Arc::from(&options.user_data[..]),
+            ignore_local_participant: options.ignore_local_participant,
             state: Mutex::new(ReaderState { queue: VecDeque::new(), waiters: 0 }),
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
             mismatch: Mutex::new(MatchStatus::default()),
+            events: Arc::default(),
+            deadline: Deadline::new(qos.deadline),
         });
+        if shared.deadline.is_some() {
+            let weak = Arc::downgrade(&shared);
+            watchdog::watch(weak, None)?;
+        }
         intra::merger().add_reader(&shared);
         if let Some(net) = &net {
             net.add_local_reader(&shared);
         }
-        Ok(Reader { shared, net })
+        run_listeners();
+        Ok(Reader { shared, net, graph: Arc::clone(participant.graph()) })
     }
 
     pub fn guid(&self) -> Guid {
         self.shared.guid
+    }
+
+    /// The reader as discovery events describe it.
+    pub fn endpoint_info(&self) -> Arc<EndpointInfo> {
+        let s = &self.shared;
+        Arc::new(EndpointInfo {
+            guid: s.guid,
+            participant_guid: self.graph.me().guid,
+            vendor_id: self.graph.me().vendor_id,
+            is_reader: true,
+            topic_name: s.topic.name.clone(),
+            type_name: s.type_name.clone(),
+            qos: s.qos,
+            user_data: Arc::clone(&s.user_data),
+        })
     }
 
     pub fn qos(&self) -> &Qos {
@@ -127,18 +174,54 @@ impl Reader {
         self.shared.intra_writers.load(Ordering::Relaxed) + remote
     }
 
+    /// Whether `writer` (same-process or remote) delivers to this reader.
+    pub fn has_matched_writer(&self, writer: Guid) -> bool {
+        self.shared.port.as_ref().is_some_and(|p| lock(p).is_matched(writer))
+            || intra::merger().writer_delivers_to(&self.shared.topic, writer, self.shared.guid)
+    }
+
     /// Remote writers on this topic that did not match, and why.
     pub fn match_status(&self) -> MatchStatus {
         *lock(&self.shared.mismatch)
+    }
+
+    /// Reads one status (`kind`: exactly one reader bit of [`super::status`]) and resets its
+    /// changes. Thread-safe.
+    pub fn status(&self, kind: StatusMask) -> Result<Status> {
+        Ok(self.shared.events.take(single_status(kind, READER_STATUSES, "reader")?))
+    }
+
+    /// The statuses changed since they were last read.
+    pub fn status_changes(&self) -> StatusMask {
+        self.shared.events.changes()
+    }
+
+    /// Calls `listener(1)` for every new sample, on the delivering thread, with no engine lock
+    /// held. Replaces the previous listener (`None` clears it); once this returns the previous one
+    /// is not running (unless called from inside a listener).
+    pub fn set_data_listener(&self, listener: Option<Arc<DataListener>>) {
+        self.shared.events.set_data_listener(listener);
+    }
+
+    /// Calls `listener(status_bit)` whenever a status changes; as [`Reader::set_data_listener`].
+    pub fn set_status_listener(&self, listener: Option<Arc<StatusListener>>) {
+        self.shared.events.set_status_listener(listener);
+    }
+
+    pub(crate) fn events(&self) -> &Arc<Events> {
+        &self.shared.events
     }
 }
 
 impl Drop for Reader {
     fn drop(&mut self) {
+        self.shared.events.clear_listeners();
         intra::merger().remove_reader(&self.shared);
         if let Some(net) = &self.net {
             net.remove_local_reader(&self.shared);
         }
+        run_listeners();
+        self.graph.local_endpoint(self.endpoint_info(), false);
     }
 }
 
@@ -151,13 +234,13 @@ impl ReaderShared {
     /// and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
         sample.info.reception_timestamp = time::now();
-        if self.push(sample) {
-            self.wake();
-        }
+        self.push(sample);
+        self.wake();
     }
 
-    /// Adds a sample to the history without waking anyone; true when a waiter needs [`Self::wake`].
-    fn push(&self, sample: Sample) -> bool {
+    /// Adds a sample to the history, queues the data listener's call and renews the deadline;
+    /// waiting threads and wait sets are left to [`Self::wake`].
+    fn push(&self, sample: Sample) {
         let mut st = self.lock();
         if let Some(depth) = self.qos.depth() {
             while st.queue.len() >= depth {
@@ -165,18 +248,26 @@ impl ReaderShared {
             }
         }
         st.queue.push_back(sample);
-        // Read under the lock: a waiter counts itself under it before it sleeps.
-        st.waiters > 0
+        drop(st);
+        self.events.sample_added();
+        if let Some(d) = &self.deadline {
+            watchdog::schedule(d.renew(Instant::now()));
+        }
     }
 
-    /// Wakes the threads waiting for data.
+    /// Wakes the threads in `wait_for_data` and the attached wait sets, after samples were pushed.
+    /// The receive thread calls it once per datagram, not per sample.
     pub(crate) fn wake(&self) {
-        self.data_available.notify_all();
+        // Read under the lock: a waiter counts itself under it before it sleeps.
+        if self.lock().waiters > 0 {
+            self.data_available.notify_all();
+        }
+        self.events.waiters.notify();
     }
 
-    /// A sample the RTPS machine released, received at `now`; true when a waiter needs
-    /// [`Self::wake`]. Disposals and unregistrations (keyed topics of other vendors) and empty
-    /// payloads are not samples a keyless reader can hand out.
+    /// A sample the RTPS machine released, received at `now` (wall clock); true when it was added.
+    /// Disposals and unregistrations (keyed topics of other vendors) and empty payloads are not
+    /// samples a keyless reader can hand out.
     fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
         if !StatusInfo(d.meta.status_info).is_alive() || d.payload.is_empty() {
             return false;
@@ -188,12 +279,30 @@ impl ReaderShared {
                 reception_timestamp: now,
                 writer_guid: d.writer,
                 sequence_number: d.sn,
+                related_sample_identity: d.meta.related_sample_identity,
             },
-        })
+        });
+        true
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
         lock(&self.mismatch).record(e);
+        if let Some(p) = e.policy() {
+            self.events.update(REQUESTED_INCOMPATIBLE_QOS, |s| {
+                s.add_total(1);
+                s.last_policy_id = qos_policy_id(p);
+            });
+        }
+    }
+
+    /// A writer starts (+1) or stops (-1) delivering: SUBSCRIPTION_MATCHED, and the writer counts
+    /// as alive or not for LIVELINESS_CHANGED.
+    pub(crate) fn writer_matched(&self, delta: i32, alive: bool) {
+        self.events.update(SUBSCRIPTION_MATCHED, |s| {
+            s.add_current(delta);
+            s.add_total(delta.max(0));
+        });
+        count_writer(&self.events, alive, delta);
     }
 
     pub(crate) fn net_match_writer(
@@ -204,20 +313,29 @@ impl ReaderShared {
         out: &mut Outbox,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
+        let new = !p.is_matched(writer);
         p.match_writer(now, writer, addr, out);
-        p.next_deadline()
+        let next = p.next_deadline();
+        drop(p);
+        if new {
+            self.writer_matched(1, true);
+        }
+        next
     }
 
+    /// A remote writer went away (SEDP disposal, or its participant's lease ran out).
     pub(crate) fn net_unmatch_writer(&self, writer: Guid) {
         if let Some(p) = &self.port {
-            lock(p).unmatch_writer(writer);
+            if lock(p).unmatch_writer(writer) {
+                self.writer_matched(-1, true);
+            }
         }
     }
 
     /// One submessage from a matched remote writer, received at `now` / `received` (wall clock);
-    /// returns the machine's next deadline. Samples it delivers wake nobody: when `wake` comes
-    /// back true, the receive thread calls [`Self::wake`] once it has handled the whole datagram
-    /// (one wake-up for a datagram full of samples).
+    /// returns the machine's next deadline. The samples it delivers wake nobody: `delivered`
+    /// comes back true, and the receive thread calls [`Self::wake`] once it has handled the whole
+    /// datagram (one wake-up for a datagram full of samples).
     pub(crate) fn net_input(
         &self,
         now: Instant,
@@ -225,11 +343,17 @@ impl ReaderShared {
         writer: Guid,
         input: ReaderInput<'_>,
         out: &mut Outbox,
-        wake: &mut bool,
+        delivered: &mut bool,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
-        p.input(now, writer, input, out, |d| *wake |= self.deliver_remote(d, received));
-        p.next_deadline()
+        p.input(now, writer, input, out, |d| *delivered |= self.deliver_remote(d, received));
+        let lost = p.take_lost();
+        let next = p.next_deadline();
+        drop(p);
+        if lost > 0 {
+            self.events.update(SAMPLE_LOST, |s| s.add_total(i32::try_from(lost).unwrap_or(i32::MAX)));
+        }
+        next
     }
 
     pub(crate) fn net_on_timer(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {

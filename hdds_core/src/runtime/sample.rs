@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+pub use crate::rtps::SampleIdentity;
 use crate::time::Timestamp;
 use crate::wire::Guid;
 
@@ -15,6 +16,24 @@ pub struct SampleInfo {
     pub writer_guid: Guid,
     /// The writer's sequence number for the sample (RTPS numbers from 1).
     pub sequence_number: i64,
+    /// The sample this one answers (a service reply names its request), as the writer gave it in
+    /// [`WriteOptions::related_sample_identity`] (on the wire: inline QoS PID 0x0083 or Fast DDS's
+    /// 0x800f).
+    pub related_sample_identity: Option<SampleIdentity>,
+}
+
+/// What a write says about its sample besides the payload ([`crate::Writer::write_with`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Sent with the sample as RELATED_SAMPLE_IDENTITY and handed to readers in
+    /// [`SampleInfo::related_sample_identity`].
+    pub related_sample_identity: Option<SampleIdentity>,
+    /// Only this matched reader (same-process or remote) gets the sample. Every other matched
+    /// reliable remote reader is told by a GAP that the sequence number is not for it; the other
+    /// same-process readers simply do not see it (nor does the TRANSIENT_LOCAL history keep it).
+    pub directed_to: Option<Guid>,
+    /// The source timestamp (nanoseconds since the UNIX epoch); `None` is now.
+    pub source_timestamp: Option<Timestamp>,
 }
 
 /// One sample as a reader takes it. The payload is the full RTPS serialized payload, encapsulation

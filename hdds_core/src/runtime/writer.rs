@@ -15,13 +15,21 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::deadline::Deadline;
+use super::discovery_events::{EndpointInfo, Graph};
+use super::events::{run_listeners, Events, StatusListener};
+use super::liveliness::Lease;
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
 use super::net::Network;
-use super::participant::Participant;
+use super::participant::{EndpointOptions, Participant};
 use super::reader::ReaderShared;
-use super::sample::{Sample, SampleInfo};
-use super::status::MatchStatus;
+use super::sample::{Sample, SampleInfo, WriteOptions};
+use super::status::{
+    qos_policy_id, single_status, MatchStatus, Status, StatusMask, OFFERED_INCOMPATIBLE_QOS, PUBLICATION_MATCHED,
+    WRITER_STATUSES,
+};
+use super::watchdog::{self, Watched};
 use crate::discovery::MatchError;
 use crate::error::{Error, ErrorKind, Result};
 use crate::qos::{Durability, Qos};
@@ -37,6 +45,8 @@ pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
 pub struct Writer {
     shared: Arc<WriterShared>,
     net: Option<Arc<Network>>,
+    /// Its participant's graph, told when the writer goes.
+    graph: Arc<Graph>,
 }
 
 pub(crate) struct WriterShared {
@@ -44,11 +54,17 @@ pub(crate) struct WriterShared {
     pub(crate) topic: TopicKey,
     pub(crate) type_name: String,
     pub(crate) qos: Qos,
+    /// USER_DATA, announced in SEDP.
+    pub(crate) user_data: Arc<[u8]>,
     state: Mutex<WriterState>,
     /// Signalled when remote readers acknowledge or go away: a blocked KEEP_ALL write, or a wait
     /// for acknowledgments, may go on.
     acked: Condvar,
     mismatch: Mutex<MatchStatus>,
+    /// Statuses, attached wait sets, listeners.
+    pub(crate) events: Arc<Events>,
+    pub(crate) deadline: Option<Deadline>,
+    pub(crate) lease: Option<Lease>,
 }
 
 struct WriterState {
@@ -62,7 +78,13 @@ struct WriterState {
 }
 
 impl Writer {
-    pub(crate) fn new(participant: &Participant, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
+    pub(crate) fn new(
+        participant: &Participant,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Writer> {
         let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|net| {
@@ -79,19 +101,43 @@ impl Writer {
             topic: participant.topic_key(topic_name),
             type_name: type_name.to_owned(),
             qos,
+            user_data: Arc::from(&options.user_data[..]),
             state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
+            events: Arc::default(),
+            deadline: Deadline::new(qos.deadline),
+            lease: Lease::new(&qos.liveliness, Instant::now()),
         });
+        if shared.deadline.is_some() || shared.lease.is_some() {
+            let weak = Arc::downgrade(&shared);
+            watchdog::watch(weak as std::sync::Weak<dyn Watched>, shared.lease_expiry())?;
+        }
         intra::merger().add_writer(&shared);
         if let Some(net) = &net {
             net.add_local_writer(&shared);
         }
-        Ok(Writer { shared, net })
+        run_listeners();
+        Ok(Writer { shared, net, graph: Arc::clone(participant.graph()) })
     }
 
     pub fn guid(&self) -> Guid {
         self.shared.guid
+    }
+
+    /// The writer as discovery events describe it.
+    pub fn endpoint_info(&self) -> Arc<EndpointInfo> {
+        let s = &self.shared;
+        Arc::new(EndpointInfo {
+            guid: s.guid,
+            participant_guid: self.graph.me().guid,
+            vendor_id: self.graph.me().vendor_id,
+            is_reader: false,
+            topic_name: s.topic.name.clone(),
+            type_name: s.type_name.clone(),
+            qos: s.qos,
+            user_data: Arc::clone(&s.user_data),
+        })
     }
 
     pub fn qos(&self) -> &Qos {
@@ -103,19 +149,41 @@ impl Writer {
     /// to max_blocking_time for remote readers to acknowledge, then fails with
     /// [`ErrorKind::Timeout`].
     pub fn write(&self, payload: &[u8]) -> Result<i64> {
+        self.write_with(payload, &WriteOptions::default())
+    }
+
+    /// [`Writer::write`] with a related sample identity, a source timestamp, or one reader as the
+    /// only destination ([`WriteOptions`]). A directed write to a reader that is not matched fails
+    /// with [`ErrorKind::BadArgument`] and writes nothing.
+    pub fn write_with(&self, payload: &[u8], options: &WriteOptions) -> Result<i64> {
         let data: Arc<[u8]> = Arc::from(payload);
-        let now_ts = time::now();
+        let now_ts = options.source_timestamp.unwrap_or_else(time::now);
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
+        if let Some(target) = options.directed_to {
+            if !st.has_matched_reader(target) {
+                return Err(Error::bad_argument(format!(
+                    "the directed write names reader {target:?}, which is not matched with this writer (any \
+                     more): check hdds_writer_has_matched_reader first"
+                )));
+            }
+        }
+        let meta = SampleMeta {
+            source_timestamp: Some(now_ts),
+            related_sample_identity: options.related_sample_identity,
+            ..SampleMeta::default()
+        };
         let sn = match &self.net {
             Some(net) if st.net.is_some() => {
-                let (guard, sn) = self.write_rtps(net, st, &data, now_ts, &mut out)?;
+                let (guard, sn) = self.write_rtps(net, st, &data, meta, options.directed_to, &mut out)?;
                 st = guard;
                 sn
             }
             _ => st.last_sn + 1,
         };
         st.last_sn = sn;
+        let now = Instant::now();
+        let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
             info: SampleInfo {
@@ -123,12 +191,13 @@ impl Writer {
                 reception_timestamp: now_ts,
                 writer_guid: self.shared.guid,
                 sequence_number: sn,
+                related_sample_identity: options.related_sample_identity,
             },
         };
-        for reader in &st.matched {
+        for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
             reader.deliver(sample.clone());
         }
-        if self.shared.qos.durability == Durability::TransientLocal {
+        if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             if let Some(depth) = self.shared.qos.depth() {
                 if st.history.len() == depth {
                     st.history.pop_front();
@@ -142,7 +211,44 @@ impl Writer {
             net.flush(&mut out);
             net.timer.schedule(next);
         }
+        watchdog::schedule(lease_ends);
+        if let Some(d) = &self.shared.deadline {
+            watchdog::schedule(d.renew(now));
+        }
+        run_listeners();
         Ok(sn)
+    }
+
+    /// Asserts the writer's liveliness (MANUAL_BY_TOPIC / MANUAL_BY_PARTICIPANT leases; a write
+    /// asserts it too). A no-op for writers that cannot lose liveliness. Thread-safe.
+    pub fn assert_liveliness(&self) {
+        let st = self.shared.lock();
+        let lease_ends = self.shared.assert_alive(&st.matched, Instant::now());
+        drop(st);
+        watchdog::schedule(lease_ends);
+        run_listeners();
+    }
+
+    /// Reads one status (`kind`: exactly one writer bit of [`super::status`]) and resets its
+    /// changes. Thread-safe.
+    pub fn status(&self, kind: StatusMask) -> Result<Status> {
+        Ok(self.shared.events.take(single_status(kind, WRITER_STATUSES, "writer")?))
+    }
+
+    /// The statuses changed since they were last read.
+    pub fn status_changes(&self) -> StatusMask {
+        self.shared.events.changes()
+    }
+
+    /// Calls `listener(status_bit)` whenever a status changes, with no engine lock held.
+    /// Replaces the previous listener (`None` clears it); once this returns the previous one is
+    /// not running (unless called from inside a listener).
+    pub fn set_status_listener(&self, listener: Option<Arc<StatusListener>>) {
+        self.shared.events.set_status_listener(listener);
+    }
+
+    pub(crate) fn events(&self) -> &Arc<Events> {
+        &self.shared.events
     }
 
     /// Runs the RTPS write, waiting (without the lock) while a KEEP_ALL history is full.
@@ -151,17 +257,23 @@ impl Writer {
         net: &Network,
         mut st: MutexGuard<'a, WriterState>,
         data: &Arc<[u8]>,
-        now_ts: i64,
+        meta: SampleMeta,
+        only_for: Option<Guid>,
         out: &mut Outbox,
     ) -> Result<(MutexGuard<'a, WriterState>, i64)> {
-        let meta = SampleMeta { source_timestamp: Some(now_ts), ..SampleMeta::default() };
         let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         loop {
             let now = Instant::now();
             let Some(port) = st.net.as_mut() else {
                 return Err(Error::new(ErrorKind::AlreadyDeleted, "the writer has no network state"));
             };
-            match port.write(now, Arc::clone(data), meta, out) {
+            let written = match only_for {
+                // A same-process target is unknown to the machine: it only numbers the sample
+                // and tells the remote readers it is not for them. Directed writes are not batched.
+                Some(reader) => port.drive(out, |w, a| w.write_to(now, Arc::clone(data), meta, reader, a)),
+                None => port.write(now, Arc::clone(data), meta, out),
+            };
+            match written {
                 Ok(sn) => return Ok((st, sn)),
                 Err(WriteBlocked) => {
                     // Send the HEARTBEAT the machine asked for, without the lock.
@@ -218,6 +330,24 @@ impl Writer {
         st.matched.len() + st.net.as_ref().map_or(0, |p| p.matched_count())
     }
 
+    /// Whether `reader` (same-process or remote) is matched with this writer: a directed write
+    /// can reach it.
+    pub fn has_matched_reader(&self, reader: Guid) -> bool {
+        self.shared.lock().has_matched_reader(reader)
+    }
+
+    /// Whether `reader` is matched and knows this writer: a same-process or best-effort reader as
+    /// soon as it is matched, a remote reliable one once it has sent an ACKNACK. What a service
+    /// client waits for before its first request, which a reader that did not know the writer yet
+    /// could drop.
+    pub fn is_known_by_reader(&self, reader: Guid) -> bool {
+        let st = self.shared.lock();
+        st.matched.iter().any(|r| r.guid == reader)
+            || st.net.as_ref().is_some_and(|p| {
+                p.is_matched(reader) && p.rtps.reader(reader).is_some_and(|r| !r.reliable || r.has_acknacked())
+            })
+    }
+
     /// Waits until every matched remote reliable reader has acknowledged every sample written, or
     /// `timeout` passes; true when they have. Same-process readers have everything at once.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> bool {
@@ -244,12 +374,21 @@ impl Writer {
     }
 }
 
+impl WriterState {
+    fn has_matched_reader(&self, reader: Guid) -> bool {
+        self.matched.iter().any(|r| r.guid == reader) || self.net.as_ref().is_some_and(|p| p.is_matched(reader))
+    }
+}
+
 impl Drop for Writer {
     fn drop(&mut self) {
+        self.shared.events.clear_listeners();
         intra::merger().remove_writer(&self.shared);
         if let Some(net) = &self.net {
             net.remove_local_writer(&self.shared);
         }
+        run_listeners();
+        self.graph.local_endpoint(self.endpoint_info(), false);
     }
 }
 
@@ -257,6 +396,11 @@ impl WriterShared {
     fn lock(&self) -> MutexGuard<'_, WriterState> {
         // A panic while holding the lock leaves only counters and queues behind; keep serving.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether this writer delivers to the same-process or remote reader `reader`.
+    pub(crate) fn delivers_to(&self, reader: Guid) -> bool {
+        self.lock().has_matched_reader(reader)
     }
 
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under
@@ -270,6 +414,8 @@ impl WriterShared {
         }
         st.matched.push(Arc::clone(reader));
         reader.intra_writers.fetch_add(1, Ordering::Relaxed);
+        reader.writer_matched(1, self.is_alive());
+        self.reader_matched(1);
     }
 
     pub(crate) fn detach_reader(&self, reader: &Arc<ReaderShared>) {
@@ -278,19 +424,48 @@ impl WriterShared {
         st.matched.retain(|r| !Arc::ptr_eq(r, reader));
         if st.matched.len() < before {
             reader.intra_writers.fetch_sub(1, Ordering::Relaxed);
+            reader.writer_matched(-1, self.is_alive());
+            self.reader_matched(-1);
         }
     }
 
     /// The writer is going away: its same-process readers no longer count it.
     pub(crate) fn detach_all(&self) {
         let mut st = self.lock();
+        let alive = self.is_alive();
         for r in st.matched.drain(..) {
             r.intra_writers.fetch_sub(1, Ordering::Relaxed);
+            r.writer_matched(-1, alive);
+            self.reader_matched(-1);
         }
+    }
+
+    /// A reader starts (+1) or stops (-1) receiving: PUBLICATION_MATCHED.
+    fn reader_matched(&self, delta: i32) {
+        self.events.update(PUBLICATION_MATCHED, |s| {
+            s.add_current(delta);
+            s.add_total(delta.max(0));
+        });
+    }
+
+    /// Runs `f` on the same-process readers, under the state lock (liveliness changes).
+    pub(crate) fn with_matched<R>(&self, f: impl FnOnce(&[Arc<ReaderShared>]) -> R) -> R {
+        f(&self.lock().matched)
+    }
+
+    /// When the liveliness lease ends, if the writer has one and is alive.
+    fn lease_expiry(&self) -> Option<Instant> {
+        self.lease.as_ref().and_then(Lease::expires)
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
         super::net::lock(&self.mismatch).record(e);
+        if let Some(p) = e.policy() {
+            self.events.update(OFFERED_INCOMPATIBLE_QOS, |s| {
+                s.add_total(1);
+                s.last_policy_id = qos_policy_id(p);
+            });
+        }
     }
 
     pub(crate) fn net_match_reader(
@@ -302,14 +477,20 @@ impl WriterShared {
     ) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
+        let new = !p.is_matched(r.guid);
         p.match_reader(now, r, addr, out);
-        p.next_deadline()
+        let next = p.next_deadline();
+        drop(st);
+        if new {
+            self.reader_matched(1);
+        }
+        next
     }
 
     pub(crate) fn net_unmatch_reader(&self, reader: Guid) {
         let mut st = self.lock();
-        if let Some(p) = st.net.as_mut() {
-            p.unmatch_reader(reader);
+        if st.net.as_mut().is_some_and(|p| p.unmatch_reader(reader)) {
+            self.reader_matched(-1);
         }
         drop(st);
         // A KEEP_ALL history may have room now.

@@ -7,10 +7,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use crate::discovery::MatchError;
 use crate::qos::Qos;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::writer::WriterShared;
-use crate::wire::GuidPrefix;
+use crate::wire::{Guid, GuidPrefix};
 
 /// What a same-process writer and reader must share to be routed to each other.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -39,9 +40,22 @@ pub(crate) fn merger() -> &'static TopicMerger {
 }
 
 /// A writer and a reader match when their type names are equal and the offered QoS satisfies the
-/// requested one. A mismatch is simply no route; statuses report it once the engine has them.
+/// requested one, unless the reader ignores its own participant's writers. A mismatch is no route;
+/// an incompatible QoS is also counted on both sides (OFFERED_ / REQUESTED_INCOMPATIBLE_QOS), as
+/// for remote endpoints.
 fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
-    w.type_name == r.type_name && Qos::offered_satisfies(&w.qos, &r.qos).is_ok()
+    if w.type_name != r.type_name || (r.ignore_local_participant && w.guid.prefix == r.guid.prefix) {
+        return false;
+    }
+    match Qos::offered_satisfies(&w.qos, &r.qos) {
+        Ok(()) => true,
+        Err(p) => {
+            let e = MatchError::IncompatibleQos(p.into());
+            w.record_mismatch(e);
+            r.record_mismatch(e);
+            false
+        }
+    }
 }
 
 impl TopicMerger {
@@ -65,6 +79,15 @@ impl TopicMerger {
             w.attach_reader(r);
         }
         route.readers.push(Arc::clone(r));
+    }
+
+    /// Whether the same-process writer `writer` on `topic` delivers to `reader`.
+    pub(crate) fn writer_delivers_to(&self, topic: &TopicKey, writer: Guid, reader: Guid) -> bool {
+        let routes = self.lock();
+        routes
+            .get(topic)
+            .and_then(|route| route.writers.iter().find(|w| w.guid == writer))
+            .is_some_and(|w| w.delivers_to(reader))
     }
 
     pub(crate) fn remove_writer(&self, w: &Arc<WriterShared>) {

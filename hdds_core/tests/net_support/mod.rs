@@ -12,6 +12,12 @@ use hdds_core::{NetworkConfig, Participant, ParticipantConfig};
 /// domain tag is this process's own: another run of the tests on this host (same domains) stays
 /// invisible.
 pub fn net_participant(domain_id: u32, tweak: impl FnOnce(&mut NetworkConfig)) -> Participant {
+    net_participant_with(ParticipantConfig { domain_id, ..Default::default() }, tweak)
+}
+
+/// [`net_participant`] with a full participant configuration (USER_DATA).
+pub fn net_participant_with(config: ParticipantConfig, tweak: impl FnOnce(&mut NetworkConfig)) -> Participant {
+    let domain_id = config.domain_id;
     assert!(domain_id >= 100, "tests use domains >= 100");
     let mut cfg = NetworkConfig {
         intra_process: false,
@@ -22,7 +28,7 @@ pub fn net_participant(domain_id: u32, tweak: impl FnOnce(&mut NetworkConfig)) -
     };
     tweak(&mut cfg);
     assert!(cfg.localhost_only, "tests stay on loopback");
-    Participant::with_network(ParticipantConfig { domain_id }, cfg).expect("participant")
+    Participant::with_network(config, cfg).expect("participant")
 }
 
 /// Polls `cond` until it holds or `timeout` passes.

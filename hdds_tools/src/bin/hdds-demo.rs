@@ -267,7 +267,7 @@ fn subscriber(o: &Opts) -> ExitCode {
 
 /// Both sides in this process, through the same-process path.
 fn threads(o: &Opts) -> ExitCode {
-    let participant = match Participant::new(ParticipantConfig { domain_id: o.net.domain_id }) {
+    let participant = match Participant::new(ParticipantConfig { domain_id: o.net.domain_id, ..Default::default() }) {
         Ok(p) => p,
         Err(e) => hdds_tools::usage_error(&e.to_string()),
     };

@@ -171,7 +171,7 @@ fn wait_matched(writer: &Writer, timeout: Duration) -> bool {
 
 fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
     let config = NetworkConfig { write_batching: p.batching, ..o.net.network_config() };
-    let participant = o.net.participant_with(config);
+    let participant = o.net.participant_with(config, ddsperf::user_data(false));
     let writer = match participant.create_writer(&o.topic, ddsperf::TYPE_NAME, o.qos) {
         Ok(w) => w,
         Err(e) => {
@@ -257,7 +257,7 @@ struct Counts {
 }
 
 fn subscriber(o: &Opts, s: &SubOpts) -> ExitCode {
-    let participant = o.net.participant();
+    let participant = o.net.participant_with(o.net.network_config(), ddsperf::user_data(true));
     let reader = match participant.create_reader(&o.topic, ddsperf::TYPE_NAME, o.qos) {
         Ok(r) => r,
         Err(e) => {

@@ -229,11 +229,13 @@ pub(crate) struct ReaderPort {
     pub(crate) rtps: ReaderMachine,
     writers: Vec<(Guid, SocketAddr)>,
     actions: Vec<ReaderAction>,
+    /// Samples the machine gave up on (SAMPLE_LOST) since [`ReaderPort::take_lost`].
+    lost: u64,
 }
 
 impl ReaderPort {
     pub(crate) fn new(rtps: ReaderMachine) -> Self {
-        ReaderPort { rtps, writers: Vec::new(), actions: Vec::new() }
+        ReaderPort { rtps, writers: Vec::new(), actions: Vec::new(), lost: 0 }
     }
 
     fn guid(&self) -> Guid {
@@ -245,6 +247,11 @@ impl ReaderPort {
 
     pub(crate) fn matched_count(&self) -> usize {
         self.writers.len()
+    }
+
+    /// The samples lost since the last call.
+    pub(crate) fn take_lost(&mut self) -> u64 {
+        std::mem::take(&mut self.lost)
     }
 
     pub(crate) fn is_matched(&self, writer: Guid) -> bool {
@@ -330,7 +337,7 @@ impl ReaderPort {
         }
     }
 
-    fn route(&self, actions: &mut Vec<ReaderAction>, out: &mut Outbox, mut deliver: impl FnMut(Delivery)) {
+    fn route(&mut self, actions: &mut Vec<ReaderAction>, out: &mut Outbox, mut deliver: impl FnMut(Delivery)) {
         let reader = self.guid().entity_id;
         for a in actions.drain(..) {
             match a {
@@ -345,9 +352,32 @@ impl ReaderPort {
                         out.push(*addr, Out::NackFrag { reader, writer, nack_frag });
                     }
                 }
-                // SAMPLE_LOST is counted by the machine; no status reports it yet.
-                ReaderAction::Lost { .. } => {}
+                ReaderAction::Lost { count, .. } => self.lost = self.lost.saturating_add(count),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtps::BestEffortReaderConfig;
+    use crate::wire::EntityKind;
+
+    #[test]
+    fn skipped_sequence_numbers_are_counted_lost_once() {
+        let me = Guid::new(GuidPrefix::default(), EntityId::user(1, EntityKind::UserReaderNoKey));
+        let w = Guid::new(GuidPrefix([7; 12]), EntityId::user(1, EntityKind::UserWriterNoKey));
+        let mut port =
+            ReaderPort::new(ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig::new(me))));
+        port.match_writer(Instant::now(), w, "127.0.0.1:7411".parse().unwrap(), &mut Outbox::new());
+        let mut delivered = 0;
+        for sn in [1, 2, 5, 9] {
+            let input = ReaderInput::Data { sn, meta: SampleMeta::default(), payload: &[0, 1, 0, 0] };
+            port.input(Instant::now(), w, input, &mut Outbox::new(), |_| delivered += 1);
+        }
+        assert_eq!(delivered, 4);
+        assert_eq!(port.take_lost(), 2 + 3, "3, 4 and 6..8 never came");
+        assert_eq!(port.take_lost(), 0);
     }
 }

@@ -23,7 +23,7 @@ mod receive;
 pub(crate) mod sedp;
 pub(crate) mod send;
 pub(crate) mod spdp;
-mod timer;
+pub(crate) mod timer;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, SocketAddrV4};
@@ -38,6 +38,7 @@ use send::Outbox;
 use spdp::RemoteParticipant;
 use timer::Timer;
 
+use super::discovery_events::Graph;
 use super::reader::ReaderShared;
 use super::writer::WriterShared;
 use crate::discovery::ports;
@@ -137,6 +138,9 @@ pub(crate) struct Network {
     /// For each matched remote writer, the local readers matched with it.
     pub(crate) routes: RwLock<HashMap<Guid, Vec<Arc<ReaderShared>>>>,
     pub(crate) discovery: Mutex<sedp::Db>,
+    /// Where remote participants and endpoints are reported (delivered at the end of each datagram
+    /// and each timer sweep, with no lock held).
+    pub(crate) graph: Arc<Graph>,
     silenced: AtomicBool,
     /// Set once the goodbye (disposals) is sent: nothing more goes out.
     closed: AtomicBool,
@@ -166,7 +170,12 @@ fn min_deadline(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 
 impl Network {
     /// Opens the sockets, starts the receive and timer threads and announces the participant.
-    pub(crate) fn start(domain_id: u32, prefix: GuidPrefix, config: &NetworkConfig) -> Result<Arc<Network>> {
+    pub(crate) fn start(
+        domain_id: u32,
+        prefix: GuidPrefix,
+        config: &NetworkConfig,
+        graph: Arc<Graph>,
+    ) -> Result<Arc<Network>> {
         let cfg = config.resolve()?;
         let ports_for_index = |i: u32| {
             Some((ports::metatraffic_unicast_port(domain_id, i).ok()?, ports::user_unicast_port(domain_id, i).ok()?))
@@ -194,7 +203,7 @@ impl Network {
         let meta_locators = locators(sockets.meta_unicast_port);
         let default_locators = locators(sockets.user_unicast_port);
         let spdp = spdp::Spdp::new(
-            prefix,
+            graph.me(),
             domain_id,
             &cfg,
             meta_locators,
@@ -225,6 +234,7 @@ impl Network {
             readers: RwLock::new(HashMap::new()),
             routes: RwLock::new(HashMap::new()),
             discovery: Mutex::new(sedp::Db::default()),
+            graph,
             silenced: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             recv_stop: sockets.receiver.stop_handle(),
@@ -368,6 +378,8 @@ impl Network {
             next = min_deadline(next, r.net_on_timer(now, &mut out));
         }
         self.flush(&mut out);
+        crate::runtime::events::run_listeners();
+        self.graph.dispatch();
         next
     }
 
@@ -435,7 +447,13 @@ mod tests {
             spdp_peer_max_index: 2,
             ..NetworkConfig::localhost()
         };
-        let net = Network::start(200, crate::runtime::guid_gen::new_prefix(), &cfg).unwrap();
+        let prefix = crate::runtime::guid_gen::new_prefix();
+        let me = crate::runtime::discovery_events::ParticipantInfo {
+            guid: Guid::new(prefix, EntityId::PARTICIPANT),
+            vendor_id: crate::wire::VENDOR_ID_HDDS,
+            user_data: Arc::from(&[][..]),
+        };
+        let net = Network::start(200, prefix, &cfg, Graph::new(200, false, me)).unwrap();
         let outside = Locator::udpv4(Ipv4Addr::new(192, 0, 2, 7), 7410);
         let inside = Locator::udpv4(Ipv4Addr::LOCALHOST, 7412);
         let shm = Locator { kind: Locator::KIND_FASTDDS_SHM, port: 1, address: [0; 16] };

@@ -36,7 +36,7 @@ pub(crate) struct Context {
     /// The local readers of the writer the datagram's last submessage came from: a datagram
     /// usually holds many from one writer, and this saves a route lookup for each.
     route: Option<(Guid, Vec<Arc<ReaderShared>>)>,
-    /// Readers that got samples with a thread waiting for them: woken once the datagram is done.
+    /// Readers that got samples: their waiters are woken once the datagram is done.
     to_wake: Vec<Arc<ReaderShared>>,
 }
 
@@ -159,6 +159,9 @@ impl Network {
             r.wake();
         }
         self.flush(&mut ctx.out);
+        // Listener calls queued by deliveries and discovery, now that no lock is held.
+        crate::runtime::events::run_listeners();
+        self.graph.dispatch();
     }
 
     /// A writer-to-reader submessage from writer `(src, writer_id)`.
@@ -203,10 +206,10 @@ impl Network {
         let mut any = false;
         for r in readers.iter().filter(|r| reader_id == EntityId::UNKNOWN || r.guid.entity_id == reader_id) {
             any = true;
-            let mut wake = false;
-            let next = r.net_input(now, ctx.received, writer, input, &mut ctx.out, &mut wake);
+            let mut delivered = false;
+            let next = r.net_input(now, ctx.received, writer, input, &mut ctx.out, &mut delivered);
             self.timer.schedule(next);
-            if wake && !ctx.to_wake.iter().any(|x| Arc::ptr_eq(x, r)) {
+            if delivered && !ctx.to_wake.iter().any(|x| Arc::ptr_eq(x, r)) {
                 ctx.to_wake.push(Arc::clone(r));
             }
         }
@@ -239,5 +242,76 @@ impl Network {
         };
         let next = w.net_drive(out, f);
         self.timer.schedule(next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtps::{Data, Dest, WriterAction};
+    use crate::wire::SequenceNumber;
+
+    /// The first DATA's related sample identity, as the receive path reads it.
+    fn identity_of(datagram: &[u8]) -> Option<SampleIdentity> {
+        let msg = Message::parse(datagram).unwrap();
+        msg.receive().map(|r| r.unwrap()).find_map(|r| match r.submessage {
+            Submessage::Data(d) => Some(sample_meta(&r.state, d.inline_qos.as_ref()).related_sample_identity),
+            _ => None,
+        })?
+    }
+
+    fn hex_vector(text: &str) -> Vec<u8> {
+        let hex: String = text.lines().filter(|l| !l.starts_with('#')).collect::<String>();
+        let hex: Vec<u8> = hex.bytes().filter(u8::is_ascii_hexdigit).collect();
+        hex.chunks(2).map(|c| u8::from_str_radix(std::str::from_utf8(c).unwrap(), 16).unwrap()).collect()
+    }
+
+    #[test]
+    fn fast_dds_service_reply_identity_is_read_from_pid_0x800f() {
+        // Fast DDS 2.9 sends only the vendor-specific id (ros_fastrtps_add_two_ints.pcap, frame 81).
+        let reply = hex_vector(include_str!("../../../tests/data/rtps/fastdds_service_reply.hex"));
+        let id = identity_of(&reply).expect("PID 0x800f read for Fast DDS's vendor id");
+        assert_eq!(id.writer.to_bytes(), [1, 15, 127, 1, 246, 97, 184, 233, 0, 0, 0, 0, 0, 0, 0x12, 0x04]);
+        assert_eq!(id.sn, 1);
+        let request = hex_vector(include_str!("../../../tests/data/rtps/fastdds_service_request.hex"));
+        assert_eq!(identity_of(&request).map(|i| i.sn), Some(SequenceNumber::UNKNOWN.0));
+        // The same bytes from another vendor mean something else (Cyclone: SUBSCRIPTION_KEYS).
+        let mut other = reply.clone();
+        other[6..8].copy_from_slice(&crate::wire::vendor::VENDOR_ID_CYCLONE);
+        assert_eq!(identity_of(&other), None);
+    }
+
+    #[test]
+    fn our_identity_goes_out_under_both_ids_and_comes_back() {
+        let id = SampleIdentity { writer: Guid::from_bytes(&[7; 16]), sn: 42 };
+        let meta = SampleMeta { source_timestamp: Some(1), related_sample_identity: Some(id), ..SampleMeta::default() };
+        let data = Data { sn: 1, meta, payload: Arc::from(&[0u8, 1, 0, 0, 9][..]) };
+        let action = WriterAction::Data { to: Dest::All, data, resend: false };
+        let out = super::super::send::Out::Writer {
+            writer: EntityId([0, 0, 1, 3]),
+            reader: EntityId::UNKNOWN,
+            dst: GuidPrefix::default(),
+            action,
+        };
+        let mut sent = Vec::new();
+        let to: SocketAddr = "127.0.0.1:7411".parse().unwrap();
+        super::super::send::encode(GuidPrefix([1; 12]), &[(to, out)], |_, b| sent.push(b.to_vec()));
+        assert_eq!(identity_of(&sent[0]), Some(id));
+        let msg = Message::parse(&sent[0]).unwrap();
+        let d = msg
+            .receive()
+            .find_map(|r| match r.unwrap().submessage {
+                Submessage::Data(d) => Some(d),
+                _ => None,
+            })
+            .unwrap();
+        let q = d.inline_qos.unwrap();
+        let standard = q.find(pid::PID_RELATED_SAMPLE_IDENTITY).unwrap();
+        assert_eq!(standard.value.len(), 24);
+        assert_eq!(standard.as_sample_identity().unwrap(), (id.writer, SequenceNumber(42)));
+        // What Fast DDS 2.9 reads: the vendor-specific id, also 24 bytes.
+        let raw = q.iter().find(|p| p.pid == pid::fastdds::PID_CUSTOM_RELATED_SAMPLE_IDENTITY).unwrap();
+        assert_eq!(raw.value.len(), 24);
+        assert_eq!(&raw.value[..16], &[7; 16]);
     }
 }

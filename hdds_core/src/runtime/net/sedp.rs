@@ -26,13 +26,14 @@ use super::endpoint::{ReaderMachine, ReaderPort, WriterPort};
 use super::send::Outbox;
 use super::{bump, lock, min_deadline, read, write, Network};
 use crate::discovery::inline_qos::{self, BuiltinTopic, StatusInfo};
-use crate::discovery::sedp::DurabilityKind;
+use crate::discovery::sedp::{DurabilityKind, EndpointData};
 use crate::discovery::spdp::builtin_endpoints as bits;
 use crate::discovery::{check_match, DiscoveredReaderData, DiscoveredWriterData};
 use crate::qos::{Durability, Reliability};
 use crate::rtps::{
     Delivery, HistoryKind, MatchedReader, ReaderConfig, SampleMeta, StatefulReader, StatefulWriter, WriterConfig,
 };
+use crate::runtime::discovery_events::EndpointInfo;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::writer::WriterShared;
 use crate::wire::{EntityId, Guid, GuidPrefix};
@@ -238,6 +239,20 @@ fn matched_reader(r: &DiscoveredReaderData) -> MatchedReader {
     }
 }
 
+/// A remote endpoint as discovery events report it.
+fn endpoint_info(e: &EndpointData, is_reader: bool) -> Arc<EndpointInfo> {
+    Arc::new(EndpointInfo {
+        guid: e.guid,
+        participant_guid: e.participant_guid,
+        vendor_id: e.vendor_id,
+        is_reader,
+        topic_name: e.topic_name.clone(),
+        type_name: e.type_name.clone(),
+        qos: e.qos.to_qos(),
+        user_data: Arc::from(&e.qos.user_data[..]),
+    })
+}
+
 fn dispose_meta(guid: Guid) -> SampleMeta {
     SampleMeta {
         key_hash: Some(guid.to_bytes()),
@@ -275,6 +290,7 @@ impl Network {
         write(&self.writers).insert(w.guid.entity_id, Arc::clone(w));
         let mut data = DiscoveredWriterData::new(w.guid, &w.topic.name, &w.type_name, &w.qos);
         data.unicast_locators = self.default_locators.clone();
+        data.qos.user_data = w.user_data.to_vec();
         match data.encode() {
             Ok(payload) => self.sedp_write(BuiltinTopic::Publication, payload.into(), SampleMeta::default(), &mut out),
             Err(_) => bump(&self.counters.malformed_discovery),
@@ -302,6 +318,7 @@ impl Network {
         write(&self.readers).insert(r.guid.entity_id, Arc::clone(r));
         let mut data = DiscoveredReaderData::new(r.guid, &r.topic.name, &r.type_name, &r.qos);
         data.unicast_locators = self.default_locators.clone();
+        data.qos.user_data = r.user_data.to_vec();
         match data.encode() {
             Ok(payload) => self.sedp_write(BuiltinTopic::Subscription, payload.into(), SampleMeta::default(), &mut out),
             Err(_) => bump(&self.counters.malformed_discovery),
@@ -437,6 +454,7 @@ impl Network {
                 Err(e) => r.record_mismatch(e),
             }
         }
+        self.graph.endpoint_changed(endpoint_info(&w, false), true, false);
         db.remote_writers.insert(w.guid, Remote { data: w, addr, matched });
     }
 
@@ -460,13 +478,13 @@ impl Network {
                 Err(e) => w.record_mismatch(e),
             }
         }
+        self.graph.endpoint_changed(endpoint_info(&rd, true), true, false);
         db.remote_readers.insert(rd.guid, Remote { data: rd, addr, matched });
     }
 
     fn forget_remote_writer(&self, db: &mut Db, guid: Guid) {
-        if db.remote_writers.remove(&guid).is_none() {
-            return;
-        }
+        let Some(rw) = db.remote_writers.remove(&guid) else { return };
+        self.graph.endpoint_changed(endpoint_info(&rw.data, false), false, false);
         if let Some(readers) = write(&self.routes).remove(&guid) {
             for r in readers {
                 r.net_unmatch_writer(guid);
@@ -476,6 +494,7 @@ impl Network {
 
     fn forget_remote_reader(&self, db: &mut Db, guid: Guid) {
         let Some(rr) = db.remote_readers.remove(&guid) else { return };
+        self.graph.endpoint_changed(endpoint_info(&rr.data, true), false, false);
         for eid in rr.matched {
             if let Some(w) = read(&self.writers).get(&eid).cloned() {
                 w.net_unmatch_reader(guid);

@@ -65,7 +65,8 @@ impl Out {
     /// An upper bound of the encoded size, INFO_DST and INFO_TS included.
     pub(crate) fn size_bound(&self) -> usize {
         const INFO: usize = 16 + 12;
-        let inline = |m: &SampleMeta| if has_inline_qos(m) { 80 } else { 0 };
+        // KEY_HASH 20, STATUS_INFO 8, two RELATED_SAMPLE_IDENTITY 28 each, sentinel 4.
+        let inline = |m: &SampleMeta| if has_inline_qos(m) { 88 } else { 0 };
         match self {
             Out::Writer { action: WriterAction::Data { data, .. }, .. } => {
                 INFO + 24 + inline(&data.meta) + data.payload.len() + 3
@@ -161,7 +162,9 @@ fn has_inline_qos(m: &SampleMeta) -> bool {
     m.key_hash.is_some() || m.status_info != 0 || m.related_sample_identity.is_some()
 }
 
-/// The inline QoS of a DATA: PID_KEY_HASH, PID_STATUS_INFO, PID_RELATED_SAMPLE_IDENTITY.
+/// The inline QoS of a DATA: PID_KEY_HASH, PID_STATUS_INFO, and the related sample identity twice:
+/// the standard PID_RELATED_SAMPLE_IDENTITY (0x0083, Fast DDS 2.10+) and Fast DDS's 0x800f (2.6 to
+/// 2.9 read only that one; Cyclone skips a vendor-specific id of another vendor).
 fn inline_qos<'s>(m: &SampleMeta, scratch: &'s mut Vec<u8>) -> Result<Option<ParameterList<'s>>, EncodeError> {
     if !has_inline_qos(m) {
         return Ok(None);
@@ -176,6 +179,7 @@ fn inline_qos<'s>(m: &SampleMeta, scratch: &'s mut Vec<u8>) -> Result<Option<Par
     }
     if let Some(id) = &m.related_sample_identity {
         w.put_sample_identity(pid::PID_RELATED_SAMPLE_IDENTITY, &id.writer, SequenceNumber(id.sn))?;
+        w.put_sample_identity(pid::fastdds::PID_CUSTOM_RELATED_SAMPLE_IDENTITY, &id.writer, SequenceNumber(id.sn))?;
     }
     w.finish();
     let (list, _) = ParameterList::parse(scratch, Endian::Little, VENDOR_ID_HDDS)

@@ -23,6 +23,7 @@ use crate::discovery::{decode_change, Change, SerializedPayload, SpdpParticipant
 use crate::error::{Error, Result};
 use crate::qos::INFINITE;
 use crate::rtps::{Dest, SampleMeta, StatelessWriter, StatelessWriterConfig, WriterAction};
+use crate::runtime::discovery_events::ParticipantInfo;
 use crate::wire::submessage::Data as WireData;
 use crate::wire::{EntityId, Guid, GuidPrefix, Header, Locator};
 
@@ -41,8 +42,9 @@ pub(crate) struct Spdp {
 }
 
 impl Spdp {
+    /// Our SPDP writer for participant `me` (its GUID prefix and USER_DATA).
     pub(crate) fn new(
-        prefix: GuidPrefix,
+        me: &ParticipantInfo,
         domain_id: u32,
         cfg: &Resolved,
         meta_locators: Vec<Locator>,
@@ -50,7 +52,9 @@ impl Spdp {
         multicast: Option<SocketAddr>,
         own_meta_port: u16,
     ) -> Result<Spdp> {
+        let prefix = me.guid.prefix;
         let mut data = SpdpParticipantData::new(prefix, domain_id);
+        data.user_data = me.user_data.to_vec();
         data.metatraffic_unicast_locators = meta_locators;
         if let Some(m) = multicast {
             data.metatraffic_multicast_locators.push(Locator::from_socket_addr(m));
@@ -108,6 +112,10 @@ impl RemoteParticipant {
             guid_prefix: self.data.guid_prefix,
         }
     }
+}
+
+fn participant_info(p: &SpdpParticipantData) -> Arc<ParticipantInfo> {
+    Arc::new(ParticipantInfo { guid: p.guid(), vendor_id: p.vendor_id, user_data: Arc::from(&p.user_data[..]) })
 }
 
 impl Network {
@@ -236,6 +244,7 @@ impl Network {
                     default_addr: known.default_addr,
                     last_heard: AtomicU64::new(self.since_epoch(now)),
                 };
+                self.graph.participant_changed(participant_info(&updated.data), true, false);
                 write(&self.participants).insert(updated.data.guid_prefix, Arc::new(updated));
             }
             return;
@@ -256,6 +265,7 @@ impl Network {
             last_heard: AtomicU64::new(self.since_epoch(now)),
         });
         let expires = rp.expires(self);
+        self.graph.participant_changed(participant_info(&rp.data), true, false);
         write(&self.participants).insert(prefix, rp);
         bump(&self.counters.participants_discovered);
         {
@@ -279,6 +289,8 @@ impl Network {
         }
         self.builtin.unmatch_participant(prefix);
         self.remove_remote_endpoints_of(&mut db, prefix, out);
+        // Its endpoints were reported gone just above; any the database did not hold go here.
+        self.graph.participant_left(Guid::new(prefix, EntityId::PARTICIPANT));
         true
     }
 

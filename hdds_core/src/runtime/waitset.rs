@@ -1,0 +1,208 @@
+//! Wait sets: a thread sleeps until one of several readers, writers or guard conditions is ready.
+//!
+//! Wake-up model (attach, then check, then sleep):
+//! - Every waitable thing (a reader's or writer's `Events`, a guard condition) owns a `Waiters`
+//!   list: the wait sets sleeping on it right now. Whoever makes it ready (a delivery, a status
+//!   change, a trigger) first changes its state, then calls `Waiters::notify`, which raises the
+//!   `signalled` flag of every attached wait set under that wait set's mutex and wakes its thread.
+//! - [`WaitSet::wait`] first looks at every entry (no attaching when something is ready already).
+//!   Otherwise it attaches itself to every entry, then repeats: clear `signalled`, look at every
+//!   entry, sleep until `signalled` or the deadline. A change made before a look is seen by the
+//!   look; a change made after it notifies after the flag was cleared, so the sleep returns at
+//!   once. No wake-up is lost. It detaches before returning.
+//! - A wake-up that readies none of the entries (a status bit outside the entry's mask, a guard
+//!   condition another wait set consumed first) just loops.
+//! - Steady state allocates nothing: attaching pushes an `Arc` clone into a vector that keeps its
+//!   capacity, detaching swap-removes it.
+//!
+//! Lock order: an entity's state lock (if any), then its `Waiters` list, then a wait set's
+//! `signalled` mutex. A wait set never holds its own mutex while it attaches or looks.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::condition::GuardCondition;
+use super::net::lock;
+use super::reader::Reader;
+use super::status::StatusMask;
+use super::writer::Writer;
+
+/// The sleeping side of one wait set.
+#[derive(Default)]
+pub(crate) struct WaitCore {
+    signalled: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl WaitCore {
+    fn signal(&self) {
+        *lock(&self.signalled) = true;
+        self.cv.notify_one();
+    }
+
+    fn reset(&self) {
+        *lock(&self.signalled) = false;
+    }
+
+    /// Sleeps until signalled (true) or `deadline` passes (false). `None` waits forever.
+    fn sleep(&self, deadline: Option<Instant>) -> bool {
+        let mut s = lock(&self.signalled);
+        while !*s {
+            let left = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(l) if !l.is_zero() => l,
+                    _ => return false,
+                },
+                None => Duration::from_secs(3600),
+            };
+            s = self.cv.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        true
+    }
+}
+
+/// The wait sets waiting on one waitable thing right now.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    list: Mutex<Vec<Arc<WaitCore>>>,
+}
+
+impl Waiters {
+    fn attach(&self, ws: &Arc<WaitCore>) {
+        lock(&self.list).push(Arc::clone(ws));
+    }
+
+    fn detach(&self, ws: &Arc<WaitCore>) {
+        let mut l = lock(&self.list);
+        if let Some(i) = l.iter().position(|w| Arc::ptr_eq(w, ws)) {
+            l.swap_remove(i);
+        }
+    }
+
+    /// Wakes every attached wait set. Call after the state change that made the thing ready.
+    pub(crate) fn notify(&self) {
+        for w in lock(&self.list).iter() {
+            w.signal();
+        }
+    }
+}
+
+/// What one entry of a wait waits for.
+#[derive(Clone, Copy)]
+pub enum Target<'a> {
+    /// Ready while the reader holds unread samples.
+    ReaderData(&'a Reader),
+    /// Ready when triggered; a wait that finds it ready resets it.
+    Guard(&'a GuardCondition),
+    /// Ready when one of the reader's statuses in the mask changed since it was last read.
+    ReaderStatus(&'a Reader, StatusMask),
+    /// Ready when one of the writer's statuses in the mask changed since it was last read.
+    WriterStatus(&'a Writer, StatusMask),
+}
+
+impl Target<'_> {
+    fn waiters(&self) -> &Waiters {
+        match self {
+            Target::ReaderData(r) | Target::ReaderStatus(r, _) => &r.events().waiters,
+            Target::WriterStatus(w, _) => &w.events().waiters,
+            Target::Guard(g) => g.waiters(),
+        }
+    }
+
+    /// Whether the entry is ready now (consuming a guard condition's trigger).
+    fn poll(&self) -> bool {
+        match self {
+            Target::ReaderData(r) => r.available() > 0,
+            Target::Guard(g) => g.take_triggered(),
+            Target::ReaderStatus(r, mask) => r.events().changed(*mask),
+            Target::WriterStatus(w, mask) => w.events().changed(*mask),
+        }
+    }
+}
+
+/// The entries of one wait, however the caller stores them (the C ABI keeps its own array).
+pub trait WaitList {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn target(&self, i: usize) -> Target<'_>;
+    fn set_ready(&mut self, i: usize, ready: bool);
+}
+
+/// One entry and whether the last wait found it ready.
+#[derive(Clone, Copy)]
+pub struct WaitEntry<'a> {
+    pub target: Target<'a>,
+    pub ready: bool,
+}
+
+impl<'a> WaitEntry<'a> {
+    pub fn new(target: Target<'a>) -> Self {
+        WaitEntry { target, ready: false }
+    }
+}
+
+impl WaitList for [WaitEntry<'_>] {
+    fn len(&self) -> usize {
+        <[WaitEntry<'_>]>::len(self)
+    }
+    fn target(&self, i: usize) -> Target<'_> {
+        self[i].target
+    }
+    fn set_ready(&mut self, i: usize, ready: bool) {
+        self[i].ready = ready;
+    }
+}
+
+/// A wait set. The entries are given to each [`WaitSet::wait`] (rmw_wait's shape); one wait at a
+/// time per wait set (`wait` takes `&mut self`).
+#[derive(Default)]
+pub struct WaitSet {
+    core: Arc<WaitCore>,
+}
+
+impl WaitSet {
+    pub fn new() -> Self {
+        WaitSet::default()
+    }
+
+    /// Waits until an entry is ready or `timeout` passes (`None`: forever; zero: just look).
+    /// Sets each entry's ready flag and returns whether any is ready. Guard conditions found
+    /// ready are reset. With no entries it sleeps for the timeout.
+    pub fn wait<L: WaitList + ?Sized>(&mut self, entries: &mut L, timeout: Option<Duration>) -> bool {
+        let any = poll_all(entries);
+        if any || timeout == Some(Duration::ZERO) {
+            return any;
+        }
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        for i in 0..entries.len() {
+            entries.target(i).waiters().attach(&self.core);
+        }
+        let any = loop {
+            self.core.reset();
+            if poll_all(entries) {
+                break true;
+            }
+            if !self.core.sleep(deadline) {
+                // Timed out: one last look, for what changed while the deadline passed.
+                break poll_all(entries);
+            }
+        };
+        for i in 0..entries.len() {
+            entries.target(i).waiters().detach(&self.core);
+        }
+        any
+    }
+}
+
+/// Looks at every entry (all of them: each ready flag must be right) and says if any is ready.
+fn poll_all<L: WaitList + ?Sized>(entries: &mut L) -> bool {
+    let mut any = false;
+    for i in 0..entries.len() {
+        let ready = entries.target(i).poll();
+        entries.set_ready(i, ready);
+        any |= ready;
+    }
+    any
+}

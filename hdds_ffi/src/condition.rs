@@ -1,0 +1,44 @@
+//! Guard conditions: a flag any thread may raise to wake the wait sets waiting on it.
+
+use hdds_core::GuardCondition;
+
+use crate::ret::{arg, guard, guard_void, out, HddsRet};
+
+pub struct HddsGuardCondition {
+    pub(crate) inner: GuardCondition,
+}
+
+/// Creates a guard condition (not triggered) and stores its handle in *out_condition. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_guard_condition_create(out_condition: *mut *mut HddsGuardCondition) -> HddsRet {
+    guard("hdds_guard_condition_create", || {
+        if out_condition.is_null() {
+            return Err(hdds_core::Error::bad_argument("out_condition is NULL"));
+        }
+        let gc = Box::new(HddsGuardCondition { inner: GuardCondition::new() });
+        out(out_condition, "out_condition", Box::into_raw(gc))
+    })
+}
+
+/// Destroys a guard condition. NULL is a no-op. Not thread-safe with other uses of the same
+/// handle (no wait may be using it).
+#[no_mangle]
+pub extern "C" fn hdds_guard_condition_destroy(condition: *mut HddsGuardCondition) {
+    guard_void("hdds_guard_condition_destroy", || {
+        if !condition.is_null() {
+            // SAFETY: the handle came from Box::into_raw in hdds_guard_condition_create; this is
+            // its last use.
+            drop(unsafe { Box::from_raw(condition) });
+        }
+    })
+}
+
+/// Triggers the condition: every wait set waiting on it wakes, and the next wait that includes
+/// it finds it ready (and resets it). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_guard_condition_trigger(condition: *const HddsGuardCondition) -> HddsRet {
+    guard("hdds_guard_condition_trigger", || {
+        arg(condition, "condition")?.inner.trigger();
+        Ok(())
+    })
+}

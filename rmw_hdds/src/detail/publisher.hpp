@@ -1,0 +1,61 @@
+// Copyright 2026 The rmw_hdds authors. Apache-2.0.
+//
+// A ROS publisher: one DDS writer on the mangled topic ("rt/<name>") with the mapped QoS,
+// registered under its node in the graph. publish() serializes on the caller's thread into a
+// per-thread buffer that is reused (no allocation once it is large enough) and hands it to the
+// engine, which delivers it to same-process readers and sends it on the same thread.
+#ifndef RMW_HDDS__DETAIL__PUBLISHER_HPP_
+#define RMW_HDDS__DETAIL__PUBLISHER_HPP_
+
+#include <memory>
+#include <string>
+
+#include "detail/event.hpp"
+#include "detail/hdds_handle.hpp"
+#include "detail/type_support.hpp"
+#include "rmw/types.h"
+
+namespace rmw_hdds
+{
+class Node;
+
+class Publisher
+{
+public:
+  // Arguments are checked by the caller except the topic name, QoS and type support, checked
+  // here. On failure sets the rmw error message and returns nullptr.
+  static Publisher * create(
+    Node & node, const rosidl_message_type_support_t * type_support, const char * topic_name,
+    const rmw_qos_profile_t & qos);
+  // Unregisters from the graph and deletes the writer (disposed in SEDP at once).
+  ~Publisher();
+  Publisher(const Publisher &) = delete;
+  Publisher & operator=(const Publisher &) = delete;
+
+  // Thread-safe.
+  rmw_ret_t publish(const void * ros_message) const;
+  rmw_ret_t publish_serialized(const rmw_serialized_message_t & message) const;
+  rmw_ret_t matched_count(size_t * count) const;
+  rmw_ret_t assert_liveliness() const;
+  rmw_ret_t wait_for_all_acked(rmw_time_t timeout) const;
+
+  const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
+  const rmw_gid_t & gid() const {return gid_;}
+  const HddsWriter * writer() const {return writer_.get();}
+  EventSource & events() {return *events_;}
+
+private:
+  Publisher(Node & node, WriterHandle writer, const MessageTypeSupport & type_support);
+  rmw_ret_t write(const uint8_t * data, size_t len) const;
+
+  Node & node_;
+  WriterHandle writer_;
+  MessageTypeSupport type_support_;
+  rmw_qos_profile_t actual_qos_{};
+  rmw_gid_t gid_{};
+  bool registered_ = false;
+  std::unique_ptr<EventSource> events_;
+};
+}  // namespace rmw_hdds
+
+#endif  // RMW_HDDS__DETAIL__PUBLISHER_HPP_

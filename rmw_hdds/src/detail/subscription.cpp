@@ -1,0 +1,270 @@
+// Copyright 2026 The rmw_hdds authors. Apache-2.0.
+#include "detail/subscription.hpp"
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "detail/gid.hpp"
+#include "detail/names.hpp"
+#include "detail/node.hpp"
+#include "detail/qos_mapping.hpp"
+#include "rmw/error_handling.h"
+#include "rmw/serialized_message.h"
+
+namespace rmw_hdds
+{
+void fill_message_info(
+  const HddsSampleInfo & info, const uint8_t participant_guid[16], rmw_message_info_t * out)
+{
+  out->source_timestamp = info.source_timestamp_ns;
+  out->received_timestamp = info.reception_timestamp_ns;
+  out->publication_sequence_number = static_cast<uint64_t>(info.sequence_number);
+  out->reception_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
+  out->publisher_gid = gid_from_guid(info.writer_guid);
+  out->from_intra_process = same_participant(info.writer_guid, participant_guid);
+}
+
+Subscription::Subscription(
+  Node & node, ReaderHandle reader, const MessageTypeSupport & type_support)
+: node_(node), reader_(std::move(reader)), type_support_(type_support)
+{
+}
+
+Subscription * Subscription::create(
+  Node & node, const rosidl_message_type_support_t * type_support, const char * topic_name,
+  const rmw_qos_profile_t & qos, const rmw_subscription_options_t & options)
+{
+  if (names::check_topic_name(topic_name, qos.avoid_ros_namespace_conventions) != RMW_RET_OK) {
+    return nullptr;
+  }
+  if (options.require_unique_network_flow_endpoints ==
+    RMW_UNIQUE_NETWORK_FLOW_ENDPOINTS_STRICTLY_REQUIRED)
+  {
+    RMW_SET_ERROR_MSG(
+      "rmw_hdds does not support unique network flow endpoints: create the subscription with "
+      "require_unique_network_flow_endpoints NOT_REQUIRED or OPTIONALLY_REQUIRED");
+    return nullptr;
+  }
+  HddsQos hqos;
+  if (qos_to_hdds(qos, &hqos) != RMW_RET_OK) {
+    return nullptr;
+  }
+  MessageTypeSupport ts;
+  if (MessageTypeSupport::resolve(type_support, &ts) != RMW_RET_OK) {
+    return nullptr;
+  }
+  const std::string dds_topic = names::topic_to_dds(topic_name, qos.avoid_ros_namespace_conventions);
+  const std::string dds_type = names::type_to_dds(ts.type_name());
+
+  HddsEndpointOptions endpoint_options{};
+  endpoint_options.ignore_local_participant = options.ignore_local_publications;
+  HddsReader * raw = nullptr;
+  if (hdds_reader_create_ex(
+      node.context().participant(), dds_topic.c_str(), dds_type.c_str(), &hqos,
+      &endpoint_options, &raw) != HDDS_RET_OK)
+  {
+    RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
+      "rmw_hdds: cannot create the reader of topic '%s': %s", topic_name, last_error().c_str());
+    return nullptr;
+  }
+  ReaderHandle reader(raw);
+  std::unique_ptr<Subscription> sub(
+    new (std::nothrow) Subscription(node, std::move(reader), ts));
+  if (!sub) {
+    RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the subscription");
+    return nullptr;
+  }
+  sub->events_.reset(new (std::nothrow) EventSource(sub->reader_.get()));
+  if (!sub->events_) {
+    RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the subscription");
+    return nullptr;
+  }
+  uint8_t guid[16];
+  if (hdds_reader_guid(sub->reader_.get(), guid) != HDDS_RET_OK) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+    return nullptr;
+  }
+  sub->gid_ = gid_from_guid(guid);
+  sub->actual_qos_ = qos_from_hdds(hqos, &qos);
+  if (node.register_endpoint({sub->gid_, dds_topic, dds_type, sub->actual_qos_, true}) !=
+    RMW_RET_OK)
+  {
+    return nullptr;
+  }
+  sub->registered_ = true;
+  return sub.release();
+}
+
+Subscription::~Subscription()
+{
+  if (registered_ && node_.unregister_endpoint(gid_, true) != RMW_RET_OK) {
+    rmw_reset_error();  // the subscription is gone locally either way
+  }
+  // Not under mutex_: clearing waits for a running on_data, which takes it.
+  if (listening_) {
+    hdds_reader_set_data_listener(reader_.get(), nullptr, nullptr);
+  }
+  events_.reset();
+  reader_.reset();
+}
+
+rmw_ret_t Subscription::take_sample(SampleHandle * out)
+{
+  HddsSample * raw = nullptr;
+  const HddsRet r = hdds_reader_take(reader_.get(), &raw);
+  if (r == HDDS_RET_NO_DATA) {
+    out->reset();
+    return RMW_RET_OK;
+  }
+  if (r != HDDS_RET_OK) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: cannot take: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  out->reset(raw);
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
+{
+  *taken = false;
+  SampleHandle sample;
+  rmw_ret_t ret = take_sample(&sample);
+  if (ret != RMW_RET_OK || !sample) {
+    return ret;
+  }
+  size_t len = 0;
+  const uint8_t * data = hdds_sample_data(sample.get(), &len);
+  if (data == nullptr) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  ret = type_support_.deserialize(data, len, ros_message);
+  if (ret != RMW_RET_OK) {
+    return ret;
+  }
+  if (info != nullptr) {
+    HddsSampleInfo si;
+    if (hdds_sample_info(sample.get(), &si) != HDDS_RET_OK) {
+      RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+      return RMW_RET_ERROR;
+    }
+    fill_message_info(si, node_.context().guid(), info);
+  }
+  *taken = true;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::take_serialized(
+  rmw_serialized_message_t * message, rmw_message_info_t * info, bool * taken)
+{
+  *taken = false;
+  SampleHandle sample;
+  rmw_ret_t ret = take_sample(&sample);
+  if (ret != RMW_RET_OK || !sample) {
+    return ret;
+  }
+  size_t len = 0;
+  const uint8_t * data = hdds_sample_data(sample.get(), &len);
+  if (data == nullptr) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  if (message->buffer_capacity < len) {
+    ret = rmw_serialized_message_resize(message, len);
+    if (ret != RMW_RET_OK) {
+      return ret;
+    }
+  }
+  std::memcpy(message->buffer, data, len);
+  message->buffer_length = len;
+  if (info != nullptr) {
+    HddsSampleInfo si;
+    if (hdds_sample_info(sample.get(), &si) != HDDS_RET_OK) {
+      RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+      return RMW_RET_ERROR;
+    }
+    fill_message_info(si, node_.context().guid(), info);
+  }
+  *taken = true;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::take_sequence(
+  size_t count, rmw_message_sequence_t * messages, rmw_message_info_sequence_t * infos,
+  size_t * taken)
+{
+  *taken = 0;
+  messages->size = 0;
+  infos->size = 0;
+  for (size_t i = 0; i < count; ++i) {
+    bool one = false;
+    rmw_ret_t ret = take(messages->data[i], &infos->data[i], &one);
+    if (ret != RMW_RET_OK) {
+      return ret;
+    }
+    if (!one) {
+      break;
+    }
+    ++*taken;
+    messages->size = *taken;
+    infos->size = *taken;
+  }
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::matched_count(size_t * count) const
+{
+  // The C ABI has no hdds_reader_matched_count: the SUBSCRIPTION_MATCHED status carries the
+  // same number (reading it resets only its change counters, which no Humble event exposes).
+  HddsStatus status{};
+  if (hdds_reader_get_status(reader_.get(), HDDS_STATUS_SUBSCRIPTION_MATCHED, &status) !=
+    HDDS_RET_OK)
+  {
+    RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  *count = status.current_count < 0 ? 0u : static_cast<size_t>(status.current_count);
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::set_on_new_message_callback(
+  rmw_event_callback_t callback, const void * user_data)
+{
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!listening_) {
+    // The first set: no call of ours can be running, so the engine does not wait on mutex_.
+    if (hdds_reader_set_data_listener(reader_.get(), &Subscription::on_data, this) !=
+      HDDS_RET_OK)
+    {
+      RMW_SET_ERROR_MSG(("rmw_hdds: cannot set the data listener: " + last_error()).c_str());
+      return RMW_RET_ERROR;
+    }
+    listening_ = true;
+  }
+  callback_ = callback;
+  callback_user_data_ = user_data;
+  if (callback != nullptr) {
+    size_t unread = 0;
+    if (hdds_reader_unread_count(reader_.get(), &unread) != HDDS_RET_OK) {
+      RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
+      return RMW_RET_ERROR;
+    }
+    if (unread > 0) {
+      callback(user_data, unread);
+    }
+  }
+  return RMW_RET_OK;
+}
+
+void Subscription::on_data(const void * user, size_t count)
+{
+  auto * self = const_cast<Subscription *>(static_cast<const Subscription *>(user));
+  std::lock_guard<std::mutex> lock(self->mutex_);
+  if (self->callback_ != nullptr) {
+    self->callback_(self->callback_user_data_, count);
+  }
+}
+}  // namespace rmw_hdds

@@ -1,0 +1,83 @@
+// Copyright 2026 The rmw_hdds authors. Apache-2.0.
+//
+// A ROS subscription: one DDS reader on the mangled topic with the mapped QoS, registered under
+// its node in the graph. take*() run on the caller's thread: the engine hands over the sample's
+// CDR bytes, deserialized straight into the caller's message.
+//
+// The new-message callback (rmw_subscription_set_on_new_message_callback) is called by the
+// engine's data listener on the thread that delivered the sample, under mutex_ (once the setter
+// returns, the old callback is not running); samples already waiting when a callback is set are
+// reported to it at once, with their count.
+#ifndef RMW_HDDS__DETAIL__SUBSCRIPTION_HPP_
+#define RMW_HDDS__DETAIL__SUBSCRIPTION_HPP_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "detail/event.hpp"
+#include "detail/hdds_handle.hpp"
+#include "detail/type_support.hpp"
+#include "rmw/event_callback_type.h"
+#include "rmw/message_sequence.h"
+#include "rmw/types.h"
+
+namespace rmw_hdds
+{
+class Node;
+
+// Message info from the engine's sample info (used by services for their requests too):
+// timestamps, the publication sequence number, the 24-byte publisher gid holding the writer's
+// GUID, from_intra_process when the writer belongs to `participant_guid`.
+void fill_message_info(
+  const HddsSampleInfo & info, const uint8_t participant_guid[16], rmw_message_info_t * out);
+
+class Subscription
+{
+public:
+  // The caller checked the pointers; topic name, QoS, type support and options are checked here.
+  // On failure sets the rmw error message and returns nullptr.
+  static Subscription * create(
+    Node & node, const rosidl_message_type_support_t * type_support, const char * topic_name,
+    const rmw_qos_profile_t & qos, const rmw_subscription_options_t & options);
+  ~Subscription();
+  Subscription(const Subscription &) = delete;
+  Subscription & operator=(const Subscription &) = delete;
+
+  // Thread-safe. *taken = false and RMW_RET_OK when nothing is waiting. `info` may be null.
+  rmw_ret_t take(void * ros_message, rmw_message_info_t * info, bool * taken);
+  rmw_ret_t take_serialized(
+    rmw_serialized_message_t * message, rmw_message_info_t * info, bool * taken);
+  rmw_ret_t take_sequence(
+    size_t count, rmw_message_sequence_t * messages, rmw_message_info_sequence_t * infos,
+    size_t * taken);
+  rmw_ret_t matched_count(size_t * count) const;
+  rmw_ret_t set_on_new_message_callback(rmw_event_callback_t callback, const void * user_data);
+
+  const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
+  const rmw_gid_t & gid() const {return gid_;}
+  const HddsReader * reader() const {return reader_.get();}
+  EventSource & events() {return *events_;}
+
+private:
+  Subscription(Node & node, ReaderHandle reader, const MessageTypeSupport & type_support);
+  // The next sample, or nullptr when none is waiting (RMW_RET_OK) or on failure.
+  rmw_ret_t take_sample(SampleHandle * out);
+  static void on_data(const void * user, size_t count);
+
+  Node & node_;
+  ReaderHandle reader_;
+  MessageTypeSupport type_support_;
+  rmw_qos_profile_t actual_qos_{};
+  rmw_gid_t gid_{};
+  bool registered_ = false;
+  std::unique_ptr<EventSource> events_;
+
+  std::mutex mutex_;
+  rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_
+  const void * callback_user_data_ = nullptr;  // guarded by mutex_
+  bool listening_ = false;  // guarded by mutex_
+};
+}  // namespace rmw_hdds
+
+#endif  // RMW_HDDS__DETAIL__SUBSCRIPTION_HPP_
