@@ -2,7 +2,9 @@
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
 #   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
-#   3. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
+#   3. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
+#      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED);
+#   4. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
 #      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test.
 # Without ROS 2 it says which ROS-level tests it skipped and why. Exits non-zero on any failure.
 set -euo pipefail
@@ -42,7 +44,27 @@ cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$
 [ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
 count "${cp:-0}" "${cf:-0}"
 
-ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input) and the C ABI tests inside the package"
+section "Interop tests: hdds against Cyclone DDS 0.10.2 (C), Cyclone DDS 11 (Python), Fast DDS 2.9.1 (C++)"
+# The peers (Debian and PyPI packages installed as needed); one that cannot be built is reported
+# SKIPPED with its reason, by the build script and again by the matrix, and the others still run.
+"$root/scripts/build-interop-peers.sh" 2>&1 | tee "$logs/interop-build.log" || true
+interop_ok=1
+if cargo build --release --locked -q -p hdds_tools --bin hdds-interop-peer 2>&1 | tee "$logs/interop-peer.log"; then
+  test/interop/run_hdds_matrix.sh --hdds "$root/target/release/hdds-interop-peer" 2>&1 \
+    | tee "$logs/interop.log" || interop_ok=0
+  read -r i_pass i_fail i_skip < <(sed -nE 's/^hdds-interop: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+    "$logs/interop.log") || true
+  i_pass=${i_pass:-0} i_fail=${i_fail:-0} i_skip=${i_skip:-0}
+  # A matrix that stopped without its summary line still counts as a failure.
+  [ "$interop_ok" = 1 ] || [ "$i_fail" -gt 0 ] || i_fail=1
+  count "$i_pass" "$i_fail"
+  skipped=$((skipped + i_skip))
+else
+  echo "FAILED: the hdds interop peer (hdds_tools, hdds-interop-peer) did not build"
+  count 0 1
+fi
+
+ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input, names and QoS mapping, pub/sub, wait sets, events, graph, demo talker/listener on rmw_cyclonedds_cpp and rmw_fastrtps_cpp against rmw_hdds) and the C ABI tests inside the package"
 if [ "$have_ros" = 1 ]; then
   section "ROS-level tests ($ros_prefix): colcon build + colcon test of rmw_hdds"
   ws="$(mktemp -d)"

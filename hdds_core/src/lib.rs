@@ -21,7 +21,7 @@ pub mod wire;
 pub use error::{Error, Result};
 pub use qos::Qos;
 pub use runtime::{
-    DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, MatchStatus, NetStats,
-    NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample, SampleIdentity, SampleInfo, Status,
-    StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
+    DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, InstanceState, KeyHash,
+    KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample,
+    SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
 };

@@ -18,7 +18,8 @@ fn spdp_both_ways_then_dispose_on_drop() {
     assert_ne!(sa.participant_index, b.network_stats().unwrap().participant_index);
     drop(b);
     assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().is_empty()));
-    assert_eq!(a.network_stats().unwrap().participants_disposed, 1);
+    // The counter moves just after the removal, on the receive thread: wait for it too.
+    assert!(wait_until(Duration::from_secs(1), || a.network_stats().unwrap().participants_disposed == 1));
 }
 
 #[test]
@@ -32,8 +33,8 @@ fn a_silent_participant_is_dropped_when_its_lease_runs_out() {
     assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().is_empty()));
     let took = t.elapsed();
     assert!(took >= Duration::from_millis(500), "removed after {took:?}, before the lease could run out");
-    let s = a.network_stats().unwrap();
-    assert_eq!((s.participants_lost_by_lease, s.participants_disposed), (1, 0));
+    assert!(wait_until(Duration::from_secs(1), || a.network_stats().unwrap().participants_lost_by_lease == 1));
+    assert_eq!(a.network_stats().unwrap().participants_disposed, 0);
     // b still hears a: it keeps a.
     assert!(b.discovered_participants().contains(&a.guid()));
 }
@@ -53,4 +54,43 @@ fn participants_of_other_domains_and_of_the_same_process_path_are_ignored() {
     assert!(other.discovered_participants().is_empty());
     assert!(other_tag.discovered_participants().is_empty());
     assert!(a.network_stats().unwrap().ignored_participants >= 1, "other_tag was heard and ignored");
+}
+
+/// A peer still starting up may drop our first answer (Fast DDS does): every announcement it sends
+/// in its first second is answered by unicast, not only the first one.
+#[test]
+fn a_new_participants_announcements_are_all_answered_for_a_second() {
+    use std::net::{Ipv4Addr, UdpSocket};
+
+    use hdds_core::discovery::SpdpParticipantData;
+    use hdds_core::wire::submessage::Data;
+    use hdds_core::wire::{EntityId, GuidPrefix, Header, Locator, MessageBuilder, SequenceNumber, Submessage};
+
+    // Periodic announcements far apart: every answer seen below is one of `answer_spdp`'s.
+    let a = net_participant(114, |c| c.spdp_period = Duration::from_secs(60));
+    let a_port = a.network_stats().unwrap().metatraffic_unicast_port;
+    let peer = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let prefix = GuidPrefix([0x42; 12]);
+    let mut spdp = SpdpParticipantData::new(prefix, 114);
+    spdp.domain_tag = format!("hdds-test-{}", std::process::id());
+    spdp.metatraffic_unicast_locators = vec![Locator::from_socket_addr(peer.local_addr().unwrap())];
+    let payload = spdp.encode().unwrap();
+    let header = Header::ours(prefix);
+    let mut mb = MessageBuilder::new(&header);
+    let data = Data::new(EntityId::SPDP_READER, EntityId::SPDP_WRITER, SequenceNumber(1), &payload);
+    mb.add_padded(&Submessage::Data(data)).unwrap();
+    let announcement = mb.finish();
+
+    let answers = || a.network_stats().unwrap().spdp_answers;
+    peer.send_to(&announcement, (Ipv4Addr::LOCALHOST, a_port)).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || answers() == 1), "the first announcement is answered");
+    std::thread::sleep(Duration::from_millis(100));
+    peer.send_to(&announcement, (Ipv4Addr::LOCALHOST, a_port)).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || answers() == 2), "so is a repeat within the first second");
+    // Later announcements only renew the lease.
+    std::thread::sleep(Duration::from_millis(1100));
+    peer.send_to(&announcement, (Ipv4Addr::LOCALHOST, a_port)).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(answers(), 2);
+    assert_eq!(a.network_stats().unwrap().participants_discovered, 1);
 }

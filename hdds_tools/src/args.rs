@@ -10,6 +10,10 @@ impl Args {
         Args { items }
     }
 
+    pub fn from_env_skipping(n: usize) -> Self {
+        Args { items: std::env::args().skip(n).collect() }
+    }
+
     /// The first argument when it is a mode (not an option), and the options after it.
     pub fn with_mode_from_env() -> (Option<String>, Args) {
         let all: Vec<String> = std::env::args().skip(1).collect();

@@ -1,9 +1,11 @@
-//! Shared pieces of the hdds command-line tools (hdds-demo, hdds-latency-probe, hdds-perf,
-//! hdds-udp-floor): argument parsing, how a tool joins the network, latency statistics, JSON
-//! output, and the wire layout of Cyclone's ddsperf samples that the probe and the perf tool speak.
+//! Shared pieces of the hdds command-line tools (hdds-demo, hdds-interop-peer,
+//! hdds-latency-probe, hdds-perf, hdds-udp-floor): argument parsing, how a tool joins the network,
+//! latency statistics, JSON output, the interop peers' rules ([`interop`]), and the wire layout of
+//! Cyclone's ddsperf samples that the probe and the perf tool speak ([`ddsperf`]).
 
 pub mod args;
 pub mod ddsperf;
+pub mod interop;
 pub mod json;
 pub mod net;
 pub mod stats;

@@ -28,10 +28,16 @@ rmw_get_serialization_format(void)
 bool
 rmw_feature_supported(rmw_feature_t feature)
 {
-  // Publication and reception sequence numbers in rmw_message_info_t come with the RMW layer;
-  // until then the honest answer is "no".
-  (void)feature;
-  return false;
+  switch (feature) {
+    case RMW_FEATURE_MESSAGE_INFO_PUBLICATION_SEQUENCE_NUMBER:
+      // The writer's RTPS sequence number: one per publish, so gaps count what was not received.
+      return true;
+    case RMW_FEATURE_MESSAGE_INFO_RECEPTION_SEQUENCE_NUMBER:
+      // Not counted: samples a KEEP_LAST history overwrites never reach the RMW layer to be
+      // numbered, so the count would not be the reception order rmw asks for.
+    default:
+      return false;
+  }
 }
 
 rmw_ret_t

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rmw/error_handling.h"
+#include "rmw/features.h"
 #include "rmw/rmw.h"
 #include "rmw/serialized_message.h"
 #include "rmw_test_fixtures.hpp"
@@ -259,7 +260,12 @@ TEST(PubSub, SerializedMessagesAndSequences)
   for (size_t i = 0; i < taken; ++i) {
     EXPECT_EQ(static_cast<int16_t>(i), msgs[i].int16_value);
   }
-  EXPECT_LT(infos.data[0].publication_sequence_number, infos.data[2].publication_sequence_number);
+  // One publication sequence number per publish: consecutive samples differ by one.
+  EXPECT_TRUE(rmw_feature_supported(RMW_FEATURE_MESSAGE_INFO_PUBLICATION_SEQUENCE_NUMBER));
+  EXPECT_FALSE(rmw_feature_supported(RMW_FEATURE_MESSAGE_INFO_RECEPTION_SEQUENCE_NUMBER));
+  EXPECT_EQ(infos.data[0].publication_sequence_number + 1, infos.data[1].publication_sequence_number);
+  EXPECT_EQ(infos.data[1].publication_sequence_number + 1, infos.data[2].publication_sequence_number);
+  EXPECT_EQ(RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED, infos.data[0].reception_sequence_number);
   EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_take_sequence(sub, 6, &seq, &infos, &taken, nullptr));
   rmw_reset_error();
   for (auto & m : msgs) {

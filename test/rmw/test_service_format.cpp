@@ -47,7 +47,8 @@ std::vector<uint8_t> bytes(const std::string & s)
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 
-// Cyclone frame 69, the DATA's serialized payload: encapsulation CDR_LE, header, AddTwoInts_Request.
+// Cyclone frame 69, the DATA's serialized payload: encapsulation CDR_LE, header,
+// AddTwoInts_Request.
 const char * kCycloneRequest =
   "00010000" "00fcbf2484c4ab58" "0100000000000000" "0200000000000000" "0300000000000000";
 // Cyclone frame 75: the server's reply, the same header echoed, AddTwoInts_Response sum = 5.
@@ -142,7 +143,8 @@ TEST(ServiceFormat, PairingUserDataIsCyclonesText)
   // Counters past one byte are big-endian in the last four bytes; a first byte >= 0x10 takes
   // the full width.
   EXPECT_EQ(
-    sf::pairing_user_data(true, sf::make_pairing_id(guid("f00102030405060708090a0b00000000"), 0x01020304)),
+    sf::pairing_user_data(
+      true, sf::make_pairing_id(guid("f00102030405060708090a0b00000000"), 0x01020304)),
     "serviceid=f0.1.2.3.4.5.6.7.8.9.a.b.1.2.3.4;");
 }
 
@@ -210,7 +212,8 @@ TEST(ServiceFormat, FastDdsRequestNamesTheReplyReader)
   EXPECT_EQ(0, std::memcmp(reply_identity.data(), id.writer_guid, 16));
   EXPECT_EQ((static_cast<int64_t>(high) << 32) | low, id.sequence_number);
   EXPECT_TRUE(sf::reply_names_client(sf::guid_of(id), related, s.writer_guid));
-  EXPECT_FALSE(sf::reply_names_client(guid("010f7f01f661b8e90000000000001104"), related, s.writer_guid));
+  EXPECT_FALSE(
+    sf::reply_names_client(guid("010f7f01f661b8e90000000000001104"), related, s.writer_guid));
 }
 
 TEST(ServiceFormat, RequestWithoutRelatedIdentityNamesItsWriter)

@@ -113,7 +113,8 @@ protected:
   // Waits for the next request and takes it.
   void serve_one(rmw_service_t * service, BasicTypes::Request * got, rmw_service_info_t * info)
   {
-    ASSERT_TRUE(wait_for(server_side->context.get(), service, nullptr, 5000ms)) << "no request came";
+    ASSERT_TRUE(wait_for(server_side->context.get(), service, nullptr, 5000ms)) <<
+      "no request came";
     bool taken = false;
     ASSERT_EQ(RMW_RET_OK, rmw_take_request(service, info, got, &taken)) << take_error();
     ASSERT_TRUE(taken);
@@ -129,7 +130,8 @@ TEST_P(ServiceRoundTrip, RequestAndResponse)
   rmw_client_t * client = make_client("/add");
   ASSERT_NE(nullptr, client);
   bool available = true;
-  ASSERT_EQ(RMW_RET_OK, rmw_service_server_is_available(client_ctx->node.get(), client, &available));
+  ASSERT_EQ(
+    RMW_RET_OK, rmw_service_server_is_available(client_ctx->node.get(), client, &available));
   EXPECT_FALSE(available) << "no service exists yet";
 
   rmw_service_t * service = make_service("/add");
@@ -178,7 +180,9 @@ TEST_P(ServiceRoundTrip, RequestAndResponse)
   // immediate).
   const auto end = std::chrono::steady_clock::now() + 5s;
   do {
-    ASSERT_EQ(RMW_RET_OK, rmw_service_server_is_available(client_ctx->node.get(), client, &available));
+    ASSERT_EQ(
+      RMW_RET_OK,
+      rmw_service_server_is_available(client_ctx->node.get(), client, &available));
     if (!available) {
       break;
     }
@@ -357,7 +361,8 @@ TEST_P(ServiceRoundTrip, BadArguments)
   EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_send_request(client, nullptr, &seq));
   rmw_reset_error();
   bool available;
-  EXPECT_EQ(RMW_RET_ERROR, rmw_service_server_is_available(client_ctx->node.get(), client, nullptr));
+  EXPECT_EQ(
+    RMW_RET_ERROR, rmw_service_server_is_available(client_ctx->node.get(), client, nullptr));
   rmw_reset_error();
   const char * real = client->implementation_identifier;
   client->implementation_identifier = "other";

@@ -4,6 +4,7 @@
 //! - [`CdrReader`]: a bounds-checked reader over `&[u8]`; every read returns a `Result` whose error
 //!   says what was wrong and where, so that malformed input from the network is dropped, never a panic.
 //! - [`CdrWriter`]: the matching writer, into a `Vec<u8>` or a caller's fixed buffer.
+//! - [`key_hash`]: the 16-byte key hash that names an instance of a keyed topic.
 //!
 //! Alignment is counted from an origin, which for a payload is the byte after the encapsulation
 //! header (XCDR1 and XCDR2 agree on that). XCDR1 aligns 8-byte values to 8; XCDR2 caps alignment at 4.
@@ -12,6 +13,8 @@
 
 pub mod encapsulation;
 mod error;
+pub mod key_hash;
+mod md5;
 mod primitive;
 pub mod reader;
 pub mod writer;

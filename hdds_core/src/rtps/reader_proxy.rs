@@ -44,6 +44,19 @@ pub struct ReaderProxy {
     /// HEARTBEATs say the history starts at `first_relevant`, so that it does not take the older
     /// samples for lost.
     pub(crate) joining: bool,
+    /// A reliable volatile reader whose first ACKNACK has not been answered yet: it may not know us
+    /// yet, and Cyclone DDS starts a volatile reader of another vendor's writer at the last SN of
+    /// the first HEARTBEAT it sees, dropping every sample up to it (even those written after the
+    /// match, whose DATA it dropped while it did not know us). Until then, and in the answer to its
+    /// first ACKNACK, its HEARTBEATs announce nothing past `first_relevant - 1` ("sync
+    /// HEARTBEATs"): it starts at `first_relevant` and asks for what it missed.
+    pub(crate) sync_pending: bool,
+    /// The HEARTBEAT owed (`hb_due`) answers the first ACKNACK.
+    pub(crate) sync_answer: bool,
+    /// That answer went out: the reader's next ACKNACK ends `sync_pending`. (Not the answer itself:
+    /// a HEARTBEAT the writing thread sends next could reach the reader before the answer the
+    /// receive thread queued.)
+    sync_sent: bool,
     last_acknack: Option<i32>,
     last_nack_frag: Option<i32>,
     /// Whole samples the reader asked for and we have not resent yet.
@@ -87,6 +100,9 @@ impl ReaderProxy {
             first_relevant,
             acked: first_relevant - 1,
             joining: false,
+            sync_pending: reliable && durability == Durability::Volatile,
+            sync_answer: false,
+            sync_sent: false,
             last_acknack: None,
             last_nack_frag: None,
             requested: SnWindow::new(first_relevant),
@@ -106,6 +122,26 @@ impl ReaderProxy {
 
     pub fn guid(&self) -> Guid {
         self.guid
+    }
+
+    /// A directed HEARTBEAT went out: nothing more is owed; after the answer to the first ACKNACK,
+    /// the reader's next ACKNACK ends the sync.
+    pub(crate) fn heartbeat_sent(&mut self) {
+        self.hb_due = false;
+        if self.sync_answer {
+            self.sync_answer = false;
+            self.sync_sent = true;
+        }
+    }
+
+    /// The SN range a HEARTBEAT to this reader announces, given the history's: from
+    /// `first_relevant` while joining, and nothing past `first_relevant - 1` while a sync is
+    /// pending (see `sync_pending`).
+    pub(crate) fn heartbeat_range(&self, first_sn: i64, last_sn: i64) -> (i64, i64) {
+        let floor = if self.joining || self.sync_pending { self.first_relevant } else { 0 };
+        let first = first_sn.max(floor);
+        let last = if self.sync_pending { (self.first_relevant - 1).max(first - 1).min(last_sn) } else { last_sn };
+        (first, last)
     }
 
     pub fn is_reliable(&self) -> bool {
@@ -152,7 +188,12 @@ impl ReaderProxy {
         if self.last_acknack.is_some_and(|c| !count_newer(a.count, c)) {
             return AckOutcome::Ignored;
         }
+        let first_heard = self.last_acknack.is_none();
         self.last_acknack = Some(a.count);
+        if self.sync_sent {
+            self.sync_sent = false;
+            self.sync_pending = false;
+        }
         self.last_heard = now;
         if !self.reliable {
             return AckOutcome::Ignored;
@@ -202,6 +243,18 @@ impl ReaderProxy {
         if !a.final_flag && (asked || a.state.iter().next().is_none()) {
             self.hb_due = true;
             self.schedule(now + nack_delay);
+        }
+        if first_heard && self.sync_pending {
+            if asked || a.state.base.0 > self.first_relevant {
+                // It asks for samples or acknowledges some past `first_relevant`: it already knows
+                // where it stands, a sync HEARTBEAT would change nothing.
+                self.sync_pending = false;
+            } else {
+                // The reader knows us now: answer with a sync HEARTBEAT whatever the final flag says.
+                self.hb_due = true;
+                self.sync_answer = true;
+                self.schedule(now + nack_delay);
+            }
         }
         AckOutcome::Accepted { acked_moved }
     }
@@ -318,7 +371,16 @@ mod tests {
     fn empty_acknack_acks_everything_below_base_and_clamps() {
         let now = Instant::now();
         let mut p = proxy(now);
+        // The first ACKNACK of a volatile reader is answered by a sync HEARTBEAT (nothing past 0).
+        p.on_acknack(now, &acknack(1, &[], 0, true), 10, Duration::ZERO);
+        assert!(p.hb_due && p.sync_pending);
+        assert_eq!(p.heartbeat_range(1, 10), (1, 0));
+        p.heartbeat_sent();
+        p.resend_at = None;
+        assert!(p.sync_pending, "until the reader answers");
         p.on_acknack(now, &acknack(1, &[], 1, true), 10, Duration::ZERO);
+        assert!(!p.sync_pending);
+        assert_eq!(p.heartbeat_range(1, 10), (1, 10));
         assert_eq!(p.acked(), 0);
         assert!(p.drained() && !p.hb_due, "an empty final ACKNACK asks for nothing");
         p.on_acknack(now, &acknack(1000, &[], 2, true), 10, Duration::ZERO);

@@ -428,14 +428,18 @@ impl StatefulWriter {
 
     fn send_periodic_heartbeat(&mut self, now: Instant, out: &mut Vec<WriterAction>) {
         let all_acked = self.all_acked();
-        if self.proxies.iter().any(|p| p.joining) {
-            // A joining reader must not see the common first SN (see ReaderProxy::joining): while
-            // one is, every reliable reader gets its own HEARTBEAT.
+        if self.proxies.iter().any(|p| p.joining || p.sync_pending) {
+            // A joining reader must not see the common first SN, nor one waiting for its sync the
+            // common last SN (see ReaderProxy::joining, ReaderProxy::sync_pending): while one is,
+            // every reliable reader gets its own HEARTBEAT.
+            let (first_sn, last_sn) = (self.history.first_sn(), self.history.last_sn());
             for i in 0..self.proxies.len() {
                 let p = &self.proxies[i];
                 if p.reliable {
-                    let (to, floor) = (Dest::Reader(p.guid), if p.joining { p.first_relevant } else { 0 });
-                    let hb = self.heartbeat(floor, all_acked);
+                    let to = Dest::Reader(p.guid);
+                    let (first, last) = p.heartbeat_range(first_sn, last_sn);
+                    let mut hb = self.heartbeat(0, all_acked);
+                    (hb.first_sn, hb.last_sn) = (first, last);
                     out.push(WriterAction::Heartbeat { to, hb });
                 }
             }
@@ -598,18 +602,13 @@ impl StatefulWriter {
             p.resend_at = None;
             if p.hb_due || sent_any {
                 // Follow the repairs with a HEARTBEAT so the reader answers as soon as they are in.
-                p.hb_due = false;
                 self.hb_count = self.hb_count.wrapping_add(1);
                 self.stats.heartbeats_sent += 1;
-                let floor = if p.joining { p.first_relevant } else { 0 };
-                let hb = Heartbeat {
-                    first_sn: history.first_sn().max(floor),
-                    last_sn: history.last_sn(),
-                    count: self.hb_count,
-                    final_flag: false,
-                    liveliness_flag: false,
-                };
+                let (first_sn, last_sn) = p.heartbeat_range(history.first_sn(), history.last_sn());
+                let hb =
+                    Heartbeat { first_sn, last_sn, count: self.hb_count, final_flag: false, liveliness_flag: false };
                 out.push(WriterAction::Heartbeat { to, hb });
+                p.heartbeat_sent();
             }
         }
     }

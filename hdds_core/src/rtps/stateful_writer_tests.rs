@@ -344,14 +344,61 @@ fn a_hostile_acknack_base_is_harmless() {
     assert!(w.all_acked(), "a base past the last SN acknowledges everything, no more");
 }
 
+/// Cyclone DDS starts a volatile reader of another vendor's writer at the last SN of the first
+/// HEARTBEAT it sees and drops the DATA that came before (it did not know the writer yet). Found by
+/// test/interop (hdds writes right after matching a Cyclone reader: 0 of 200 samples arrived, and
+/// were acknowledged). Until such a reader has answered, its HEARTBEATs announce nothing new, so
+/// it starts at its first relevant SN and asks for the rest.
+#[test]
+fn a_volatile_reader_that_has_not_answered_gets_sync_heartbeats() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    out.clear();
+    write_n(&mut w, t + ms(20), 3, 8, &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 1);
+    assert_eq!((hb[0].0, hb[0].1.first_sn, hb[0].1.last_sn), (Dest::Reader(g(1)), 1, 0), "a sync HEARTBEAT");
+    // Its first (pre-emptive) ACKNACK: answered with a sync HEARTBEAT too, final flag or not.
+    out.clear();
+    w.on_acknack(t + ms(21), g(1), &acknack(1, &[], 1), &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!(hb.len(), 1);
+    assert_eq!((hb[0].1.first_sn, hb[0].1.last_sn), (1, 0));
+    out.clear();
+    w.on_timer(t + ms(40), &mut out);
+    assert_eq!(heartbeats(&out).iter().map(|(_, h)| h.last_sn).collect::<Vec<_>>(), [0], "until it answers");
+    // Its answer ends the sync: the next HEARTBEAT tells all, and its NACK is repaired.
+    w.on_acknack(t + ms(41), g(1), &acknack(1, &[], 2), &mut out);
+    out.clear();
+    w.on_timer(t + ms(80), &mut out);
+    let hb = heartbeats(&out);
+    assert_eq!((hb[0].0, hb[0].1.first_sn, hb[0].1.last_sn), (Dest::All, 1, 3));
+    out.clear();
+    w.on_acknack(t + ms(81), g(1), &acknack(1, &[1, 2, 3], 3), &mut out);
+    w.on_timer(t + ms(82), &mut out);
+    assert_eq!(data(&out).iter().map(|d| d.1).collect::<Vec<_>>(), [1, 2, 3]);
+    // A reader whose first ACKNACK already asks for samples needs no sync.
+    w.match_reader(t + ms(90), reader(2, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t + ms(100), 1, 8, &mut out);
+    w.on_acknack(t + ms(101), g(2), &acknack(4, &[4], 1), &mut out);
+    assert!(!w.reader(g(2)).unwrap().sync_pending);
+}
+
 #[test]
 fn a_fast_keep_all_burst_asks_for_acknowledgments_every_quarter_history() {
     let t0 = Instant::now();
     let mut w = StatefulWriter::new(cfg(HistoryKind::KeepAll { max_samples: 64 }, Durability::Volatile), t0);
     let mut out = Vec::new();
     w.match_reader(t0, reader(1, true, Durability::Volatile), &mut out);
+    // The reader answers the match's HEARTBEAT and the sync HEARTBEAT that follows: it is in
+    // sync, HEARTBEATs now announce what was written.
+    w.on_acknack(t0, g(1), &acknack(1, &[], 1), &mut out);
+    w.on_timer(t0, &mut out);
+    w.on_acknack(t0, g(1), &acknack(1, &[], 2), &mut out);
     out.clear();
-    // The match's HEARTBEAT was just sent: within the fast period only the quarter rule applies.
+    // A HEARTBEAT was just sent: within the fast period only the quarter rule applies.
     write_n(&mut w, t0, 64, 8, &mut out);
     let last_sns: Vec<i64> = heartbeats(&out).iter().map(|(_, hb)| hb.last_sn).collect();
     assert_eq!(last_sns, vec![16, 32, 48, 64]);

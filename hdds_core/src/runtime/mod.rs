@@ -12,6 +12,7 @@ mod deadline;
 pub mod discovery_events;
 pub mod events;
 mod guid_gen;
+pub mod instances;
 mod listener;
 mod liveliness;
 pub(crate) mod net;
@@ -25,6 +26,7 @@ pub mod writer;
 
 pub use condition::GuardCondition;
 pub use discovery_events::{DiscoveryEvent, DiscoveryListener, EndpointInfo, ParticipantInfo};
+pub use instances::{InstanceState, KeyHash, KeyHashFn};
 pub use net::{NetStats, NetworkConfig};
 pub use participant::{EndpointOptions, Participant, ParticipantConfig};
 pub use reader::Reader;

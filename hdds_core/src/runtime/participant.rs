@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::discovery_events::{DiscoveryListener, EndpointInfo, Graph, ParticipantInfo};
 use super::guid_gen;
+use super::instances::ReaderKeys;
 use super::net::{NetStats, Network, NetworkConfig};
 use super::reader::Reader;
 use super::writer::Writer;
@@ -176,7 +177,8 @@ impl Participant {
         Ok(Guid::new(self.inner.prefix, EntityId::user(key, kind)))
     }
 
-    /// Creates a writer of serialized samples of `type_name` on `topic_name`.
+    /// Creates a writer of serialized samples of `type_name` on `topic_name` (keyless; keyed topics:
+    /// [`Participant::create_keyed_writer`]).
     pub fn create_writer(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
         self.create_writer_with(topic_name, type_name, qos, &EndpointOptions::default())
     }
@@ -189,13 +191,26 @@ impl Participant {
         qos: Qos,
         options: &EndpointOptions,
     ) -> Result<Writer> {
+        self.new_writer(topic_name, type_name, qos, options, false)
+    }
+
+    /// Every writer is made here, keyed ones too ([`Participant::create_keyed_writer`]).
+    pub(crate) fn new_writer(
+        &self,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+        keyed: bool,
+    ) -> Result<Writer> {
         check_names(topic_name, type_name)?;
-        let w = Writer::new(self, topic_name, type_name, qos, options)?;
+        let w = Writer::new(self, topic_name, type_name, qos, options, keyed)?;
         self.inner.graph.local_endpoint(w.endpoint_info(), true);
         Ok(w)
     }
 
-    /// Creates a reader of serialized samples of `type_name` on `topic_name`.
+    /// Creates a reader of serialized samples of `type_name` on `topic_name` (keyless; keyed topics:
+    /// [`Participant::create_keyed_reader`]).
     pub fn create_reader(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Reader> {
         self.create_reader_with(topic_name, type_name, qos, &EndpointOptions::default())
     }
@@ -208,8 +223,20 @@ impl Participant {
         qos: Qos,
         options: &EndpointOptions,
     ) -> Result<Reader> {
+        self.new_reader(topic_name, type_name, qos, options, None)
+    }
+
+    /// Every reader is made here; `keys` is `Some` for keyed ones ([`Participant::create_keyed_reader`]).
+    pub(crate) fn new_reader(
+        &self,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+        keys: Option<ReaderKeys>,
+    ) -> Result<Reader> {
         check_names(topic_name, type_name)?;
-        let r = Reader::new(self, topic_name, type_name, qos, options)?;
+        let r = Reader::new(self, topic_name, type_name, qos, options, keys)?;
         self.inner.graph.local_endpoint(r.endpoint_info(), true);
         Ok(r)
     }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::deadline::Deadline;
 use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, DataListener, Events, StatusListener};
+use super::instances::{self, InstanceState, ReaderKeys};
 use super::liveliness::count_writer;
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
@@ -58,6 +59,8 @@ pub(crate) struct ReaderShared {
     /// Same-process writers delivering to this reader.
     pub(crate) intra_writers: AtomicUsize,
     mismatch: Mutex<MatchStatus>,
+    /// Keyed topics: how instances are told apart.
+    keys: Option<ReaderKeys>,
     /// Statuses, attached wait sets, listeners.
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
@@ -71,14 +74,17 @@ struct ReaderState {
 }
 
 impl Reader {
+    /// `keys`: `Some` for a reader of a keyed topic ([`super::instances`]).
     pub(crate) fn new(
         participant: &Participant,
         topic_name: &str,
         type_name: &str,
         qos: Qos,
         options: &EndpointOptions,
+        keys: Option<ReaderKeys>,
     ) -> Result<Reader> {
-        let guid = participant.new_entity_guid(EntityKind::UserReaderNoKey)?;
+        let kind = if keys.is_some() { EntityKind::UserReaderWithKey } else { EntityKind::UserReaderNoKey };
+        let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|_| {
             let machine = match qos.reliability {
@@ -101,6 +107,7 @@ impl Reader {
             port,
             intra_writers: AtomicUsize::new(0),
             mismatch: Mutex::new(MatchStatus::default()),
+            keys,
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
         });
@@ -230,8 +237,8 @@ impl ReaderShared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds a sample to the history (dropping the oldest one when a KEEP_LAST history is full)
-    /// and wakes the waiters.
+    /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
+    /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
         sample.info.reception_timestamp = time::now();
         self.push(sample);
@@ -242,12 +249,7 @@ impl ReaderShared {
     /// waiting threads and wait sets are left to [`Self::wake`].
     fn push(&self, sample: Sample) {
         let mut st = self.lock();
-        if let Some(depth) = self.qos.depth() {
-            while st.queue.len() >= depth {
-                st.queue.pop_front();
-            }
-        }
-        st.queue.push_back(sample);
+        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
         self.events.sample_added();
         if let Some(d) = &self.deadline {
@@ -267,11 +269,16 @@ impl ReaderShared {
 
     /// A sample the RTPS machine released, received at `now` (wall clock); true when it was added.
     /// Disposals and unregistrations (keyed topics of other vendors) and empty payloads are not
-    /// samples a keyless reader can hand out.
+    /// samples a keyless reader can hand out; a keyed reader hands disposals and unregistrations
+    /// out without data.
     fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
-        if !StatusInfo(d.meta.status_info).is_alive() || d.payload.is_empty() {
-            return false;
-        }
+        let status = StatusInfo(d.meta.status_info);
+        let key_hash = match &self.keys {
+            None if !status.is_alive() || d.payload.is_empty() => return false,
+            None => None,
+            Some(_) if status.is_alive() && d.payload.is_empty() => return false,
+            Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
+        };
         self.push(Sample {
             data: d.payload,
             info: SampleInfo {
@@ -279,6 +286,9 @@ impl ReaderShared {
                 reception_timestamp: now,
                 writer_guid: d.writer,
                 sequence_number: d.sn,
+                key_hash,
+                instance_state: InstanceState::after(status),
+                valid_data: status.is_alive(),
                 related_sample_identity: d.meta.related_sample_identity,
             },
         });

@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
+use super::instances::{InstanceState, KeyHash};
 pub use crate::rtps::SampleIdentity;
 use crate::time::Timestamp;
 use crate::wire::Guid;
 
 /// The metadata DDS's SampleInfo and ROS's rmw_message_info_t need.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SampleInfo {
     /// When the writer wrote the sample (the writer's clock).
     pub source_timestamp: Timestamp,
@@ -16,6 +17,13 @@ pub struct SampleInfo {
     pub writer_guid: Guid,
     /// The writer's sequence number for the sample (RTPS numbers from 1).
     pub sequence_number: i64,
+    /// Keyed topics: the instance (PID_KEY_HASH, or the reader's key function); `None` for keyless
+    /// topics, and for keyed samples whose instance could not be told.
+    pub key_hash: Option<KeyHash>,
+    /// Keyed topics: the state this change left its instance in (always `Alive` for keyless).
+    pub instance_state: InstanceState,
+    /// False for a disposal or unregistration: `data` is then the serialized key, or empty.
+    pub valid_data: bool,
     /// The sample this one answers (a service reply names its request), as the writer gave it in
     /// [`WriteOptions::related_sample_identity`] (on the wire: inline QoS PID 0x0083 or Fast DDS's
     /// 0x800f).

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use super::deadline::Deadline;
 use super::discovery_events::{EndpointInfo, Graph};
 use super::events::{run_listeners, Events, StatusListener};
+use super::instances::{self, InstanceState, WriteChange};
 use super::liveliness::Lease;
 use super::net::endpoint::WriterPort;
 use super::net::send::Outbox;
@@ -32,7 +33,7 @@ use super::status::{
 use super::watchdog::{self, Watched};
 use crate::discovery::MatchError;
 use crate::error::{Error, ErrorKind, Result};
-use crate::qos::{Durability, Qos};
+use crate::qos::{Durability, Qos, Reliability};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
@@ -84,8 +85,10 @@ impl Writer {
         type_name: &str,
         qos: Qos,
         options: &EndpointOptions,
+        keyed: bool,
     ) -> Result<Writer> {
-        let guid = participant.new_entity_guid(EntityKind::UserWriterNoKey)?;
+        let kind = if keyed { EntityKind::UserWriterWithKey } else { EntityKind::UserWriterNoKey };
+        let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|net| {
             let mut cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
@@ -156,6 +159,12 @@ impl Writer {
     /// only destination ([`WriteOptions`]). A directed write to a reader that is not matched fails
     /// with [`ErrorKind::BadArgument`] and writes nothing.
     pub fn write_with(&self, payload: &[u8], options: &WriteOptions) -> Result<i64> {
+        self.write_change(payload, options, WriteChange::default())
+    }
+
+    /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
+    /// (`payload` is then the serialized key; see [`super::instances`]).
+    pub(crate) fn write_change(&self, payload: &[u8], options: &WriteOptions, change: WriteChange) -> Result<i64> {
         let data: Arc<[u8]> = Arc::from(payload);
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
         let mut out = Outbox::new();
@@ -171,7 +180,8 @@ impl Writer {
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
             related_sample_identity: options.related_sample_identity,
-            ..SampleMeta::default()
+            key_hash: change.key_hash,
+            status_info: change.status.0,
         };
         let sn = match &self.net {
             Some(net) if st.net.is_some() => {
@@ -192,23 +202,26 @@ impl Writer {
                 writer_guid: self.shared.guid,
                 sequence_number: sn,
                 related_sample_identity: options.related_sample_identity,
+                key_hash: change.key_hash,
+                instance_state: InstanceState::after(change.status),
+                valid_data: change.status.is_alive(),
             },
         };
         for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
             reader.deliver(sample.clone());
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
-            if let Some(depth) = self.shared.qos.depth() {
-                if st.history.len() == depth {
-                    st.history.pop_front();
-                }
-            }
-            st.history.push_back(sample);
+            let keyed = self.shared.guid.entity_id.is_keyed();
+            instances::admit(&mut st.history, keyed, self.shared.qos.depth(), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.next_deadline());
         drop(st);
         if let Some(net) = &self.net {
-            net.flush(&mut out);
+            if self.shared.qos.reliability == Reliability::BestEffort {
+                net.flush_paced(&mut out);
+            } else {
+                net.flush(&mut out);
+            }
             net.timer.schedule(next);
         }
         watchdog::schedule(lease_ends);

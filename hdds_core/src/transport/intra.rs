@@ -39,12 +39,15 @@ pub(crate) fn merger() -> &'static TopicMerger {
     MERGER.get_or_init(|| TopicMerger { routes: Mutex::new(HashMap::new()) })
 }
 
-/// A writer and a reader match when their type names are equal and the offered QoS satisfies the
-/// requested one, unless the reader ignores its own participant's writers. A mismatch is no route;
+/// A writer and a reader match when their type names are equal, both are keyed or both keyless,
+/// and the offered QoS satisfies the requested one, unless the reader ignores its own participant's writers. A mismatch is no route;
 /// an incompatible QoS is also counted on both sides (OFFERED_ / REQUESTED_INCOMPATIBLE_QOS), as
 /// for remote endpoints.
 fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
-    if w.type_name != r.type_name || (r.ignore_local_participant && w.guid.prefix == r.guid.prefix) {
+    if w.type_name != r.type_name
+        || w.guid.entity_id.is_keyed() != r.guid.entity_id.is_keyed()
+        || (r.ignore_local_participant && w.guid.prefix == r.guid.prefix)
+    {
         return false;
     }
     match Qos::offered_satisfies(&w.qos, &r.qos) {

@@ -61,6 +61,11 @@ impl EntityId {
         matches!(self.0[3] & 0x0f, 0x02 | 0x03)
     }
 
+    /// Writers and readers of keyed topics: kinds 0x02 and 0x07 (and their built-in counterparts).
+    pub const fn is_keyed(self) -> bool {
+        matches!(self.0[3] & 0x0f, 0x02 | 0x07)
+    }
+
     /// Built-in entities have the two top bits of the kind set to 11.
     pub const fn is_builtin(self) -> bool {
         self.0[3] & 0xc0 == 0xc0

@@ -47,7 +47,8 @@ Client * Client::create(
 void Client::collect_targets()
 {
   targets_.clear();
-  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+  const auto readers = endpoints_->endpoints_on_topic(endpoints_->written_topic(), true);
+  for (const DiscoveredEndpoint & ep : readers) {
     targets_.push_back(Target{ep.guid, sf::format_of_vendor(ep.vendor_id)});
   }
   size_t kept = 0;
@@ -74,12 +75,23 @@ rmw_ret_t Client::send_request(const void * ros_request, int64_t * sequence_id)
       ros_request, cyclone == 0 ? sf::Format::kSampleIdentity : sf::Format::kCycloneHeader,
       nullptr, id);
   } else {
-    // Servers of both kinds: each gets the request in its own format, and only that one.
+    // Servers of both kinds: each gets the request in its own format, and only that one. A
+    // server that left since collect_targets is skipped (the directed write to it fails).
+    size_t sent = 0;
     for (const Target & t : targets_) {
       ret = write_request(ros_request, t.format, &t.reader, id);
-      if (ret != RMW_RET_OK) {
+      if (ret == RMW_RET_OK) {
+        sent++;
+      } else if (!endpoints_->writer_matches(t.reader)) {
+        rmw_reset_error();
+        ret = RMW_RET_OK;
+      } else {
         break;
       }
+    }
+    if (ret == RMW_RET_OK && sent == 0) {
+      // Every server left: write it for whoever comes, as with no server at all.
+      ret = write_request(ros_request, sf::Format::kSampleIdentity, nullptr, id);
     }
   }
   if (ret != RMW_RET_OK) {
@@ -111,7 +123,8 @@ rmw_ret_t Client::write_request(
   }
   HddsWriteOptions options{};
   if (cyclone) {
-    if (!sf::add_cyclone_header(send_buffer_.data(), sf::CycloneHeader{cyclone_handle_, sequence_id})) {
+    const sf::CycloneHeader header{cyclone_handle_, sequence_id};
+    if (!sf::add_cyclone_header(send_buffer_.data(), header)) {
       RMW_SET_ERROR_MSG("rmw_hdds: internal error: the serialized request is not CDR");
       return RMW_RET_ERROR;
     }
@@ -127,8 +140,8 @@ rmw_ret_t Client::write_request(
     std::memcpy(options.directed_reader_guid, directed_to->data(), directed_to->size());
   }
   int64_t sn = 0;
-  if (hdds_writer_write_ex(endpoints_->writer(), send_buffer_.data(), offset + written, &options, &sn) !=
-    HDDS_RET_OK)
+  if (hdds_writer_write_ex(
+      endpoints_->writer(), send_buffer_.data(), offset + written, &options, &sn) != HDDS_RET_OK)
   {
     set_hdds_error("cannot send the request");
     return RMW_RET_ERROR;
@@ -216,10 +229,14 @@ bool Client::server_is_available() const
   };
   std::vector<Seen> readers;
   std::vector<Seen> writers;
-  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+  for (const DiscoveredEndpoint & ep :
+    endpoints_->endpoints_on_topic(endpoints_->written_topic(), true))
+  {
     readers.push_back({ep.guid, ServiceEndpoints::pairing_id(ep, sf::kServiceIdKey)});
   }
-  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->read_topic(), false)) {
+  for (const DiscoveredEndpoint & ep :
+    endpoints_->endpoints_on_topic(endpoints_->read_topic(), false))
+  {
     writers.push_back({ep.guid, ServiceEndpoints::pairing_id(ep, sf::kServiceIdKey)});
   }
   for (const Seen & r : readers) {

@@ -208,15 +208,18 @@ rmw_ret_t EventSource::set_callback(
 
 void EventSource::on_status(const void * user, uint32_t status)
 {
-  auto * self = const_cast<EventSource *>(static_cast<const EventSource *>(user));
-  const int i = bit_index(status);
-  if (status == 0 || i >= kSlots) {
-    return;
-  }
-  std::lock_guard<std::mutex> lock(self->mutex_);
-  const Slot & slot = self->slots_[i];
-  if (slot.callback != nullptr) {
-    slot.callback(slot.user_data, 1);
-  }
+  engine_callback(
+    [&]() {
+      auto * self = const_cast<EventSource *>(static_cast<const EventSource *>(user));
+      const int i = bit_index(status);
+      if (status == 0 || i >= kSlots) {
+        return;
+      }
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      const Slot & slot = self->slots_[i];
+      if (slot.callback != nullptr) {
+        slot.callback(slot.user_data, 1);
+      }
+    });
 }
 }  // namespace rmw_hdds

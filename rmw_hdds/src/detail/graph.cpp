@@ -238,6 +238,7 @@ void Graph::trigger_guards()
 
 void Graph::take_discovery_info()
 {
+  std::lock_guard<std::mutex> lock(info_mutex_);
   rmw_dds_common::msg::ParticipantEntitiesInfo msg;
   for (;;) {
     HddsSample * raw = nullptr;
@@ -263,21 +264,25 @@ void Graph::take_discovery_info()
 
 void Graph::on_discovery_info(const void * user, size_t /*count*/)
 {
-  const_cast<Graph *>(static_cast<const Graph *>(user))->take_discovery_info();
+  engine_callback(
+    [user]() {const_cast<Graph *>(static_cast<const Graph *>(user))->take_discovery_info();});
 }
 
 void Graph::on_participant(const void * user, const HddsParticipantEvent * ev)
 {
-  auto * graph = const_cast<Graph *>(static_cast<const Graph *>(user));
-  if (ev == nullptr || ev->local) {
-    return;  // our own participant is in the cache from the start
-  }
-  const rmw_gid_t gid = gid_from_guid(ev->guid);
-  if (ev->alive) {
-    graph->cache_.add_participant(gid, enclave_from_user_data(ev->user_data, ev->user_data_len));
-  } else {
-    graph->cache_.remove_participant(gid);
-  }
+  engine_callback(
+    [&]() {
+      auto * graph = const_cast<Graph *>(static_cast<const Graph *>(user));
+      if (ev == nullptr || ev->local) {
+        return;  // our own participant is in the cache from the start
+      }
+      const rmw_gid_t gid = gid_from_guid(ev->guid);
+      if (ev->alive) {
+        graph->cache_.add_participant(gid, enclave_from_user_data(ev->user_data, ev->user_data_len));
+      } else {
+        graph->cache_.remove_participant(gid);
+      }
+    });
 }
 
 std::optional<DiscoveredEndpoint> Graph::endpoint(const uint8_t guid[16]) const
@@ -307,39 +312,42 @@ std::vector<DiscoveredEndpoint> Graph::endpoints_on_topic(
 
 void Graph::on_endpoint(const void * user, const HddsEndpointEvent * ev)
 {
-  auto * graph = const_cast<Graph *>(static_cast<const Graph *>(user));
-  if (ev == nullptr || ev->topic_name == nullptr || ev->type_name == nullptr) {
-    return;
-  }
-  {
-    std::array<uint8_t, 16> key;
-    std::copy(ev->guid, ev->guid + 16, key.begin());
-    std::lock_guard<std::mutex> lock(graph->endpoints_mutex_);
-    if (ev->alive) {
-      DiscoveredEndpoint e{};
-      e.guid = key;
-      std::copy(ev->participant_guid, ev->participant_guid + 16, e.participant_guid.begin());
-      e.vendor_id = {ev->vendor_id[0], ev->vendor_id[1]};
-      e.is_reader = ev->is_reader;
-      e.local = ev->local;
-      e.dds_topic = ev->topic_name;
-      e.dds_type = ev->type_name;
-      if (ev->user_data != nullptr) {
-        e.user_data.assign(ev->user_data, ev->user_data + ev->user_data_len);
+  engine_callback(
+    [&]() {
+      auto * graph = const_cast<Graph *>(static_cast<const Graph *>(user));
+      if (ev == nullptr || ev->topic_name == nullptr || ev->type_name == nullptr) {
+        return;
       }
-      e.qos = ev->qos;
-      graph->endpoints_[key] = std::move(e);
-    } else {
-      graph->endpoints_.erase(key);
-    }
-  }
-  const rmw_gid_t gid = gid_from_guid(ev->guid);
-  if (ev->alive) {
-    graph->cache_.add_entity(
-      gid, ev->topic_name, ev->type_name, gid_from_guid(ev->participant_guid),
-      qos_from_hdds(ev->qos, nullptr), ev->is_reader);
-  } else {
-    graph->cache_.remove_entity(gid, ev->is_reader);
-  }
+      {
+        std::array<uint8_t, 16> key;
+        std::copy(ev->guid, ev->guid + 16, key.begin());
+        std::lock_guard<std::mutex> lock(graph->endpoints_mutex_);
+        if (ev->alive) {
+          DiscoveredEndpoint e{};
+          e.guid = key;
+          std::copy(ev->participant_guid, ev->participant_guid + 16, e.participant_guid.begin());
+          e.vendor_id = {ev->vendor_id[0], ev->vendor_id[1]};
+          e.is_reader = ev->is_reader;
+          e.local = ev->local;
+          e.dds_topic = ev->topic_name;
+          e.dds_type = ev->type_name;
+          if (ev->user_data != nullptr) {
+            e.user_data.assign(ev->user_data, ev->user_data + ev->user_data_len);
+          }
+          e.qos = ev->qos;
+          graph->endpoints_[key] = std::move(e);
+        } else {
+          graph->endpoints_.erase(key);
+        }
+      }
+      const rmw_gid_t gid = gid_from_guid(ev->guid);
+      if (ev->alive) {
+        graph->cache_.add_entity(
+          gid, ev->topic_name, ev->type_name, gid_from_guid(ev->participant_guid),
+          qos_from_hdds(ev->qos, nullptr), ev->is_reader);
+      } else {
+        graph->cache_.remove_entity(gid, ev->is_reader);
+      }
+    });
 }
 }  // namespace rmw_hdds

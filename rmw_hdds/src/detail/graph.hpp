@@ -11,8 +11,8 @@
 // on the engine's receive/timer threads; the ros_discovery_info data listener on the thread that
 // delivered the sample. Both only update the cache (mutex-protected, never logs) and trigger guard
 // conditions: nothing here blocks for long or calls rcutils logging on an engine thread.
-// Lock order: update_mutex_, then the cache's mutex, then guards_mutex_; endpoints_mutex_ is
-// never held with another.
+// Lock order: update_mutex_ or info_mutex_, then the cache's mutex, then guards_mutex_;
+// endpoints_mutex_ is never held with another.
 //
 // For services (rmw-services): a service's or client's endpoints are registered through
 // Node::register_endpoint like a publisher's; the service queries read cache() with the
@@ -122,6 +122,10 @@ private:
   // otherwise publish their states in the wrong order, the older one last.
   std::mutex update_mutex_;
   std::vector<uint8_t> publish_buffer_;  // guarded by update_mutex_
+
+  // Serializes take-then-apply of ros_discovery_info: two threads taking one participant's
+  // consecutive states could otherwise apply them in the wrong order.
+  std::mutex info_mutex_;
 
   mutable std::mutex endpoints_mutex_;
   std::map<std::array<uint8_t, 16>, DiscoveredEndpoint> endpoints_;  // guarded by endpoints_mutex_

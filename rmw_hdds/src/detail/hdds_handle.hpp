@@ -27,6 +27,18 @@ using GuardConditionHandle = std::unique_ptr<HddsGuardCondition,
     HddsDeleter<HddsGuardCondition, hdds_guard_condition_destroy>>;
 using WaitSetHandle = std::unique_ptr<HddsWaitSet, HddsDeleter<HddsWaitSet, hdds_waitset_destroy>>;
 
+// Runs the body of a callback the engine calls (listeners, discovery): no C++ exception may
+// unwind into the engine's frames below it. The only one possible is std::bad_alloc; the
+// notification it was handling is then dropped.
+template<typename F>
+void engine_callback(F && body) noexcept
+{
+  try {
+    body();
+  } catch (...) {
+  }
+}
+
 // The message of the engine's last failure on this thread, e.g. "hdds_participant_create: ...".
 inline std::string last_error()
 {

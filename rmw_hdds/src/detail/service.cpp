@@ -144,7 +144,8 @@ Service::Requester Service::find_cyclone_reader(
     return Requester::kGone;
   }
   std::vector<Guid> candidates;
-  for (const DiscoveredEndpoint & ep : endpoints_->endpoints_on_topic(endpoints_->written_topic(), true)) {
+  const auto readers = endpoints_->endpoints_on_topic(endpoints_->written_topic(), true);
+  for (const DiscoveredEndpoint & ep : readers) {
     if (same_participant(ep.guid.data(), writer.data()) &&
       ServiceEndpoints::pairing_id(ep, sf::kClientIdKey) == client.client_id)
     {
@@ -200,9 +201,15 @@ Service::Requester Service::route_reply(const rmw_request_id_t & id, ReplyRoute 
   }
   route->format = sf::Format::kSampleIdentity;
   if (!sf::is_reader_guid(named)) {
-    // The requester named no reply reader: every client filters on the identity.
+    // The requester named no reply reader (the id names its request writer): every client
+    // filters on the identity. A Cyclone client forgotten because it left lands here too.
     route->directed = false;
-    return Requester::kPresent;
+    return endpoints_->is_known(named) ? Requester::kPresent : Requester::kGone;
+  }
+  if (!writer_known) {
+    // take_request records every requester that names a reply reader, and forgets it only once
+    // its request writer is gone.
+    return Requester::kGone;
   }
   route->directed = true;
   route->reader = named;
@@ -210,7 +217,7 @@ Service::Requester Service::route_reply(const rmw_request_id_t & id, ReplyRoute 
     if (endpoints_->writer_matches(named)) {
       return Requester::kPresent;
     }
-    if (writer_known && !endpoints_->is_known(writer)) {
+    if (!endpoints_->is_known(writer)) {
       return Requester::kGone;
     }
     if (std::chrono::steady_clock::now() >= deadline) {

@@ -134,7 +134,8 @@ std::optional<std::string> user_data_value(
   if (user_data == nullptr || len == 0) {
     return std::nullopt;
   }
-  const auto map = rmw::impl::cpp::parse_key_value(std::vector<uint8_t>(user_data, user_data + len));
+  const auto map =
+    rmw::impl::cpp::parse_key_value(std::vector<uint8_t>(user_data, user_data + len));
   const auto it = map.find(key);
   if (it == map.end()) {
     return std::nullopt;
@@ -180,7 +181,8 @@ Guid guid_of(const rmw_request_id_t & id)
   return g;
 }
 
-bool reply_names_client(const Guid & related, const Guid & reply_reader, const Guid & request_writer)
+bool reply_names_client(
+  const Guid & related, const Guid & reply_reader, const Guid & request_writer)
 {
   return related == reply_reader || related == request_writer;
 }

@@ -144,7 +144,8 @@ Guid guid_of(const rmw_request_id_t & id);
 // True if a reply whose related identity names `related` answers the client with these
 // endpoints: rmw_fastrtps_cpp's rule (its reply reader, or its request writer for requesters that
 // named none).
-bool reply_names_client(const Guid & related, const Guid & reply_reader, const Guid & request_writer);
+bool reply_names_client(
+  const Guid & related, const Guid & reply_reader, const Guid & request_writer);
 }  // namespace service_format
 }  // namespace rmw_hdds
 

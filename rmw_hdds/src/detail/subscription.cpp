@@ -261,10 +261,13 @@ rmw_ret_t Subscription::set_on_new_message_callback(
 
 void Subscription::on_data(const void * user, size_t count)
 {
-  auto * self = const_cast<Subscription *>(static_cast<const Subscription *>(user));
-  std::lock_guard<std::mutex> lock(self->mutex_);
-  if (self->callback_ != nullptr) {
-    self->callback_(self->callback_user_data_, count);
-  }
+  engine_callback(
+    [&]() {
+      auto * self = const_cast<Subscription *>(static_cast<const Subscription *>(user));
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      if (self->callback_ != nullptr) {
+        self->callback_(self->callback_user_data_, count);
+      }
+    });
 }
 }  // namespace rmw_hdds

@@ -52,6 +52,14 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
 /// publishers would otherwise send ten datagrams a second per writer and reader).
 pub(crate) const IDLE_HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// A best-effort write sends at most this many bytes back to back before pausing
+/// ([`Network::flush_paced`]).
+pub(crate) const PACE_BURST_BYTES: usize = 128 * 1024;
+/// The pause between two bursts of one write: 128 KiB per 500 µs caps a large best-effort sample's
+/// transmission near 250 MB/s. Measured on loopback: unpaced, Cyclone DDS 0.10 and 11 readers got
+/// 0 to 3 of 4 samples of 4 MiB; 256 KiB per 250 µs, 3 of 4; this pacing, 4 of 4 every time.
+pub(crate) const PACE_PAUSE: std::time::Duration = std::time::Duration::from_micros(500);
+
 /// Counters of a participant's network activity, for tests, statistics and diagnosis.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NetStats {
@@ -85,6 +93,8 @@ pub struct NetStats {
     /// Participants ignored: other domain or tag, or in this process (served without sockets).
     pub ignored_participants: u64,
     pub participants_discovered: u64,
+    /// Our announcement sent by unicast to one participant in answer to its own.
+    pub spdp_answers: u64,
     pub participants_lost_by_lease: u64,
     pub participants_disposed: u64,
 }
@@ -106,6 +116,7 @@ pub(crate) struct Counters {
     refused_destinations: AtomicU64,
     ignored_participants: AtomicU64,
     participants_discovered: AtomicU64,
+    spdp_answers: AtomicU64,
     participants_lost_by_lease: AtomicU64,
     participants_disposed: AtomicU64,
 }
@@ -288,6 +299,7 @@ impl Network {
             refused_destinations: g(&c.refused_destinations),
             ignored_participants: g(&c.ignored_participants),
             participants_discovered: g(&c.participants_discovered),
+            spdp_answers: g(&c.spdp_answers),
             participants_lost_by_lease: g(&c.participants_lost_by_lease),
             participants_disposed: g(&c.participants_disposed),
         }
@@ -328,6 +340,31 @@ impl Network {
         }
         if !self.closed.load(Ordering::Acquire) {
             send::encode(self.prefix, &out.items, |to, bytes| self.send(to, bytes));
+        }
+        out.items.clear();
+    }
+
+    /// [`Network::flush`] for a best-effort writer's own thread: past [`PACE_BURST_BYTES`] the
+    /// datagrams go out in bursts with [`PACE_PAUSE`] between them. A large sample's thousands of
+    /// fragments sent back to back overflow the receiver's socket buffer (Cyclone's and Fast DDS's
+    /// as much as ours), and a best-effort reader then loses the whole sample. Small samples never
+    /// wait. Reliable writers are not paced here: a lost fragment is repaired, and repairs are paced
+    /// by the writer machine's budget. Only the writing thread sleeps, never the receive or timer
+    /// thread.
+    pub(crate) fn flush_paced(&self, out: &mut Outbox) {
+        if out.is_empty() {
+            return;
+        }
+        if !self.closed.load(Ordering::Acquire) {
+            let mut burst = 0usize;
+            send::encode(self.prefix, &out.items, |to, bytes| {
+                if burst >= PACE_BURST_BYTES {
+                    std::thread::sleep(PACE_PAUSE);
+                    burst = 0;
+                }
+                burst += bytes.len();
+                self.send(to, bytes)
+            });
         }
         out.items.clear();
     }

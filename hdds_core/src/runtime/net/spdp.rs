@@ -4,7 +4,10 @@
 //!   delays discovery little) to the SPDP multicast group, to the unicast probe list (each
 //!   configured peer at the metatraffic ports of participant indices `0..=N`), and to every known
 //!   participant's metatraffic address. A participant seen for the first time gets our
-//!   announcement at once by unicast: discovery takes one round trip, not one period.
+//!   announcement at once by unicast: discovery takes one round trip, not one period. So does
+//!   each announcement of a participant discovered less than `ANSWER_WINDOW` ago: a peer that is
+//!   still starting up may drop the first answer (Fast DDS does), and would otherwise learn of us
+//!   only at our next periodic announcement, seconds later.
 //! - Any datagram from a known participant renews its lease (as Cyclone does); when the lease runs
 //!   out, or the participant disposes itself, it is removed with everything it owns.
 //! - Our own announcements (multicast loops back) and participants of this process that reach us
@@ -30,6 +33,9 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Header, Locator};
 /// Fast announcements after start (Fast DDS's initial announcements: 5 every 100 ms).
 const INITIAL_ANNOUNCEMENTS: u32 = 5;
 const INITIAL_PERIOD: Duration = Duration::from_millis(100);
+/// How long after discovering a participant we still answer each of its announcements by unicast
+/// (its initial burst: Fast DDS sends 5 in 500 ms).
+const ANSWER_WINDOW: Duration = Duration::from_secs(1);
 
 /// Our SPDP writer and where its announcements go.
 pub(crate) struct Spdp {
@@ -92,6 +98,8 @@ pub(crate) struct RemoteParticipant {
     pub(crate) default_addr: SocketAddr,
     /// When we last heard from it, in nanoseconds since the timer's epoch.
     last_heard: AtomicU64,
+    /// When we discovered it, in nanoseconds since the timer's epoch.
+    discovered: u64,
 }
 
 impl RemoteParticipant {
@@ -237,12 +245,16 @@ impl Network {
         let known = read(&self.participants).get(&p.guid_prefix).cloned();
         if let Some(known) = known {
             known.last_heard.store(self.since_epoch(now), Ordering::Relaxed);
+            if self.since_epoch(now).saturating_sub(known.discovered) < ANSWER_WINDOW.as_nanos() as u64 {
+                self.answer_spdp(p.guid_prefix, known.meta_addr, out);
+            }
             if known.data.lease_duration != p.lease_duration || known.data.user_data != p.user_data {
                 let updated = RemoteParticipant {
                     data: p,
                     meta_addr: known.meta_addr,
                     default_addr: known.default_addr,
                     last_heard: AtomicU64::new(self.since_epoch(now)),
+                    discovered: known.discovered,
                 };
                 self.graph.participant_changed(participant_info(&updated.data), true, false);
                 write(&self.participants).insert(updated.data.guid_prefix, Arc::new(updated));
@@ -263,22 +275,27 @@ impl Network {
             meta_addr,
             default_addr,
             last_heard: AtomicU64::new(self.since_epoch(now)),
+            discovered: self.since_epoch(now),
         });
         let expires = rp.expires(self);
         self.graph.participant_changed(participant_info(&rp.data), true, false);
         write(&self.participants).insert(prefix, rp);
         bump(&self.counters.participants_discovered);
-        {
-            let mut s = lock(&self.spdp);
-            let mut actions = std::mem::take(&mut s.actions);
-            s.writer.send_latest_to(Guid::new(prefix, EntityId::SPDP_READER), &mut actions);
-            self.route_spdp(&s, &mut actions, &[meta_addr], out);
-            s.actions = actions;
-        }
+        self.answer_spdp(prefix, meta_addr, out);
         let next = self.builtin.match_participant(now, prefix, builtins, meta_addr, out);
         drop(db);
         self.timer.schedule(next);
         self.timer.schedule(expires);
+    }
+
+    /// Our latest announcement, by unicast to one participant's metatraffic address.
+    fn answer_spdp(&self, prefix: GuidPrefix, meta_addr: SocketAddr, out: &mut Outbox) {
+        let mut s = lock(&self.spdp);
+        let mut actions = std::mem::take(&mut s.actions);
+        s.writer.send_latest_to(Guid::new(prefix, EntityId::SPDP_READER), &mut actions);
+        self.route_spdp(&s, &mut actions, &[meta_addr], out);
+        s.actions = actions;
+        bump(&self.counters.spdp_answers);
     }
 
     /// Removes a participant and everything it owns; false if it was not known.
