@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of each fuzz target from the golden vectors in
 hdds_core/tests/data/rtps (real Cyclone DDS and Fast DDS datagrams). Run from anywhere.
+The committed corpus is these seeds grown by fuzzing and minimized: after adding vectors, run
+this, then `scripts/fuzz.sh --minimize` (it folds the new seeds in) and commit fuzz/corpus.
 
 corpus/rtps_message/seed_*    the datagrams as they are
 corpus/parameter_list/seed_*  flags byte + each DATA's inline QoS and discovery parameter list

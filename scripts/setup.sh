@@ -48,3 +48,36 @@ if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $HDDS_CBINDGEN_VERSION" ];
 else
   say "cbindgen $HDDS_CBINDGEN_VERSION: present"
 fi
+
+# ---- checks (scripts/test.sh's fuzz, sanitizer and Miri sections; docs/checks.md) ----
+# The nightly toolchain with rust-src (ThreadSanitizer rebuilds std with -Zbuild-std) and miri,
+# and cargo-fuzz. Not needed to build or use rmw_hdds: when one cannot be installed this says so,
+# and scripts/test.sh reports the checks that need it as SKIPPED with the reason.
+HDDS_CARGO_FUZZ_VERSION=0.13.2
+if command -v rustup >/dev/null 2>&1; then
+  if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    say "installing the nightly Rust toolchain (fuzzing, ThreadSanitizer, Miri)"
+    rustup toolchain install nightly --profile minimal --component rust-src,miri \
+      || say "WARNING: could not install the nightly toolchain: fuzz, TSan and Miri checks will be SKIPPED"
+  fi
+  if rustup run nightly rustc --version >/dev/null 2>&1; then
+    for component in rust-src miri; do
+      if ! rustup component list --toolchain nightly --installed 2>/dev/null | grep -q "^$component"; then
+        say "installing the nightly component $component"
+        rustup component add --toolchain nightly "$component" \
+          || say "WARNING: could not install nightly's $component: the checks that need it will be SKIPPED"
+      fi
+    done
+    say "$(rustup run nightly rustc --version), with: $(rustup component list --toolchain nightly \
+      --installed | sed -nE 's/^(rust-src|miri).*/\1/p' | tr '\n' ' ')"
+  fi
+else
+  say "WARNING: no rustup, so no nightly toolchain: fuzz, TSan and Miri checks will be SKIPPED"
+fi
+if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $HDDS_CARGO_FUZZ_VERSION" ]; then
+  say "installing cargo-fuzz $HDDS_CARGO_FUZZ_VERSION"
+  cargo install cargo-fuzz --version "$HDDS_CARGO_FUZZ_VERSION" --locked \
+    || say "WARNING: could not install cargo-fuzz: the fuzz targets will be SKIPPED"
+else
+  say "cargo-fuzz $HDDS_CARGO_FUZZ_VERSION: present"
+fi

@@ -2,9 +2,10 @@
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
 #   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
-#   3. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
+#   3. every cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25);
+#   4. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
 #      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED);
-#   4. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
+#   5. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
 #      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test.
 # Without ROS 2 it says which ROS-level tests it skipped and why. Exits non-zero on any failure.
 set -euo pipefail
@@ -43,6 +44,20 @@ cp=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2 \1/p'
 cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$logs/ctest.log")
 [ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
 count "${cp:-0}" "${cf:-0}"
+
+# ---- checks: fuzzing (scripts/fuzz.sh; docs/checks.md) ----
+section "Fuzzing: every cargo-fuzz target for ${HDDS_FUZZ_SECONDS:-25} s from its committed corpus"
+fuzz_rc=0
+"$root/scripts/fuzz.sh" --seconds "${HDDS_FUZZ_SECONDS:-25}" 2>&1 | tee "$logs/fuzz.log" || fuzz_rc=$?
+if [ "$fuzz_rc" = 3 ]; then
+  echo "SKIPPED: the cargo-fuzz targets (fuzz/fuzz_targets). Why: $(tail -1 "$logs/fuzz.log")"
+  skipped=$((skipped + 1))
+else
+  read -r f_pass f_fail < <(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$logs/fuzz.log") || true
+  f_pass=${f_pass:-0} f_fail=${f_fail:-0}
+  [ "$fuzz_rc" = 0 ] || [ "$f_fail" -gt 0 ] || f_fail=1
+  count "$f_pass" "$f_fail"
+fi
 
 section "Interop tests: hdds against Cyclone DDS 0.10.2 (C), Cyclone DDS 11 (Python), Fast DDS 2.9.1 (C++)"
 # The peers (Debian and PyPI packages installed as needed); one that cannot be built is reported

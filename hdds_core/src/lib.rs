@@ -5,7 +5,8 @@
 //! - [`cdr`]: XCDR1 encoding of payloads and parameter lists (IO-free).
 //! - [`wire`]: RTPS 2.x messages, GUIDs, locators, parameter lists (IO-free, tolerant parsing).
 //! - [`qos`]: the DDS QoS policies and the writer/reader compatibility rules.
-//! - [`transport`]: how samples move: [`transport::intra`] (same process, no socket).
+//! - [`transport`]: how samples move: [`transport::intra`] (same process, no socket),
+//!   `transport::shm` (other processes of the host, through /dev/shm), [`transport::udp`].
 //! - [`runtime`]: participants, writers and readers: the public API that `hdds_ffi` wraps.
 
 pub mod cdr;
@@ -25,3 +26,4 @@ pub use runtime::{
     KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample,
     SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
 };
+pub use transport::shm::SharedMemoryConfig;

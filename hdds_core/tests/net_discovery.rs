@@ -94,3 +94,20 @@ fn a_new_participants_announcements_are_all_answered_for_a_second() {
     assert_eq!(answers(), 2);
     assert_eq!(a.network_stats().unwrap().participants_discovered, 1);
 }
+
+/// Two of our participants answer each other's announcements in their first second; answers to
+/// answers must not turn into a ping-pong (it reached 10,000 datagrams per side before the
+/// per-participant gap between answers).
+#[test]
+fn two_new_participants_do_not_answer_each_others_answers_in_a_loop() {
+    let a = net_participant(115, |c| c.spdp_period = Duration::from_secs(60));
+    let b = net_participant(115, |c| c.spdp_period = Duration::from_secs(60));
+    assert!(wait_until(Duration::from_secs(5), || {
+        a.discovered_participants().len() == 1 && b.discovered_participants().len() == 1
+    }));
+    // Past the answer window: whatever was going to be answered has been.
+    std::thread::sleep(Duration::from_millis(1500));
+    let (na, nb) = (a.network_stats().unwrap().spdp_answers, b.network_stats().unwrap().spdp_answers);
+    // At most one answer per 90 ms during the 1 s window, plus the first one.
+    assert!(na <= 13 && nb <= 13, "answers: a {na}, b {nb}");
+}

@@ -16,6 +16,7 @@ pub mod qos;
 pub mod ret;
 pub mod sample;
 pub mod status;
+pub mod transport_env;
 pub mod waitset;
 
 pub use condition::HddsGuardCondition;

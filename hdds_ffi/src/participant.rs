@@ -63,8 +63,9 @@ pub extern "C" fn hdds_participant_config_default(config: *mut HddsParticipantCo
 
 /// Creates a participant as *config says and stores its handle in *out_participant. With the
 /// network on, this opens the sockets and starts the participant's threads; it fails with
-/// HDDS_RET_ERROR (and a message naming the cause) when no socket can be opened. The engine reads
-/// no environment variable: the caller decides everything through *config. Thread-safe.
+/// HDDS_RET_ERROR (and a message naming the cause) when no socket can be opened. HDDS_TRANSPORT
+/// (a comma-separated list of intra, shm, udp; unset: all) says which paths user data may take; a
+/// value it cannot honour is HDDS_RET_BAD_ARGUMENT with a message. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_participant_create_with_config(
     config: *const HddsParticipantConfig,
@@ -77,8 +78,12 @@ pub extern "C" fn hdds_participant_create_with_config(
         }
         let user_data = bytes_or_empty(c.user_data, c.user_data_len, "config->user_data")?.to_vec();
         let pc = ParticipantConfig { domain_id: c.domain_id, user_data };
+        let transports = crate::transport_env::from_env()?;
+        transports.check(c.network)?;
         let p = if c.network {
             let mut net = if c.localhost_only { NetworkConfig::localhost() } else { NetworkConfig::default() };
+            net.intra_process = transports.intra;
+            net.shared_memory.enabled = transports.shm;
             if !c.domain_tag.is_null() {
                 net.domain_tag = crate::ret::str_arg(c.domain_tag, "config->domain_tag")?.to_owned();
             }

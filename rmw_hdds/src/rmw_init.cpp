@@ -34,7 +34,8 @@ rmw_ret_t
 rmw_init_options_init(rmw_init_options_t * init_options, rcutils_allocator_t allocator)
 {
   RMW_CHECK_ARGUMENT_FOR_NULL(init_options, RMW_RET_INVALID_ARGUMENT);
-  RCUTILS_CHECK_ALLOCATOR(&allocator, return RMW_RET_INVALID_ARGUMENT);
+  RCUTILS_CHECK_ALLOCATOR_WITH_MSG(
+    &allocator, "allocator argument is invalid", return RMW_RET_INVALID_ARGUMENT);
   if (init_options->implementation_identifier != nullptr) {
     RMW_SET_ERROR_MSG("expected zero-initialized init_options");
     return RMW_RET_INVALID_ARGUMENT;
@@ -65,7 +66,8 @@ rmw_init_options_copy(const rmw_init_options_t * src, rmw_init_options_t * dst)
     return RMW_RET_INVALID_ARGUMENT;
   }
   const rcutils_allocator_t * allocator = &src->allocator;
-  RCUTILS_CHECK_ALLOCATOR(allocator, return RMW_RET_INVALID_ARGUMENT);
+  RCUTILS_CHECK_ALLOCATOR_WITH_MSG(
+    allocator, "allocator argument is invalid", return RMW_RET_INVALID_ARGUMENT);
 
   rmw_init_options_t tmp = *src;
   tmp.enclave = rcutils_strdup(src->enclave, *allocator);
@@ -94,7 +96,8 @@ rmw_init_options_fini(rmw_init_options_t * init_options)
     init_options, init_options->implementation_identifier, rmw_hdds::kIdentifier,
     return RMW_RET_INCORRECT_RMW_IMPLEMENTATION);
   rcutils_allocator_t * allocator = &init_options->allocator;
-  RCUTILS_CHECK_ALLOCATOR(allocator, return RMW_RET_INVALID_ARGUMENT);
+  RCUTILS_CHECK_ALLOCATOR_WITH_MSG(
+    allocator, "allocator argument is invalid", return RMW_RET_INVALID_ARGUMENT);
   allocator->deallocate(init_options->enclave, allocator->state);
   rmw_ret_t ret = rmw_security_options_fini(&init_options->security_options, allocator);
   *init_options = rmw_get_zero_initialized_init_options();

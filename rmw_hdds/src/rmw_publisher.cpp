@@ -1,7 +1,8 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
-// Publishers. Loans and publisher allocations are not offered (can_loan_messages is false):
-// their entry points say so with RMW_RET_UNSUPPORTED, as rmw documents for that case.
+// Publishers. Messages are loaned for fixed-size types only (can_loan_messages, detail/loans.hpp);
+// publisher allocations are not offered. What is not offered says so with RMW_RET_UNSUPPORTED, as
+// rmw documents for that case.
 
 #include <cstring>
 
@@ -31,6 +32,14 @@ void free_rmw_publisher(rmw_publisher_t * pub)
 {
   rmw_free(const_cast<char *>(pub->topic_name));
   rmw_publisher_free(pub);
+}
+
+rmw_ret_t loans_unsupported()
+{
+  RMW_SET_ERROR_MSG(
+    "rmw_hdds loans only messages without strings or sequences, and this publisher's type has "
+    "some (can_loan_messages is false): publish with rmw_publish");
+  return RMW_RET_UNSUPPORTED;
 }
 }  // namespace
 
@@ -85,7 +94,7 @@ rmw_create_publisher(
   pub->implementation_identifier = rmw_hdds::kIdentifier;
   pub->data = impl;
   pub->options = *publisher_options;
-  pub->can_loan_messages = false;
+  pub->can_loan_messages = impl->can_loan();
   return pub;
 }
 
@@ -193,34 +202,42 @@ rmw_borrow_loaned_message(
   const rmw_publisher_t * publisher, const rosidl_message_type_support_t * type_support,
   void ** ros_message)
 {
-  (void)type_support;
-  (void)ros_message;
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not loan messages (can_loan_messages is false): publish with rmw_publish");
-  return RMW_RET_UNSUPPORTED;
+  if (!publisher->can_loan_messages) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(type_support, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
+  if (*ros_message != nullptr) {
+    RMW_SET_ERROR_MSG(
+      "*ros_message is not NULL: it would be overwritten (and leak); pass a pointer set to NULL");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  return impl_of(publisher)->borrow(type_support, ros_message);
 }
 
 rmw_ret_t
 rmw_return_loaned_message_from_publisher(const rmw_publisher_t * publisher, void * loaned_message)
 {
-  (void)loaned_message;
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not loan messages (can_loan_messages is false): publish with rmw_publish");
-  return RMW_RET_UNSUPPORTED;
+  if (!publisher->can_loan_messages) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  return impl_of(publisher)->return_loan(loaned_message);
 }
 
 rmw_ret_t
 rmw_publish_loaned_message(
   const rmw_publisher_t * publisher, void * ros_message, rmw_publisher_allocation_t * allocation)
 {
-  (void)ros_message;
-  (void)allocation;
+  (void)allocation;  // none is ever handed out (rmw_init_publisher_allocation is unsupported)
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not loan messages (can_loan_messages is false): publish with rmw_publish");
-  return RMW_RET_UNSUPPORTED;
+  if (!publisher->can_loan_messages) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
+  return impl_of(publisher)->publish_loaned(ros_message);
 }
 
 rmw_ret_t

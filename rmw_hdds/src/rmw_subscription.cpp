@@ -1,8 +1,8 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
-// Subscriptions. Loans, subscription allocations and content filters are not offered
-// (can_loan_messages and is_cft_enabled are false): their entry points say so with
-// RMW_RET_UNSUPPORTED, as rmw documents for that case.
+// Subscriptions. Messages are loaned for fixed-size types only (can_loan_messages,
+// detail/loans.hpp); subscription allocations and content filters are not offered (is_cft_enabled
+// is false). What is not offered says so with RMW_RET_UNSUPPORTED, as rmw documents for that case.
 
 #include <cstring>
 
@@ -37,8 +37,16 @@ void free_rmw_subscription(rmw_subscription_t * sub)
 rmw_ret_t loans_unsupported()
 {
   RMW_SET_ERROR_MSG(
-    "rmw_hdds does not loan messages (can_loan_messages is false): take with rmw_take");
+    "rmw_hdds loans only messages without strings or sequences, and this subscription's type "
+    "has some (can_loan_messages is false): take with rmw_take");
   return RMW_RET_UNSUPPORTED;
+}
+
+rmw_ret_t loan_not_null()
+{
+  RMW_SET_ERROR_MSG(
+    "*loaned_message is not NULL: it would be overwritten (and leak); pass a pointer set to NULL");
+  return RMW_RET_INVALID_ARGUMENT;
 }
 }  // namespace
 
@@ -87,7 +95,7 @@ rmw_create_subscription(
   sub->options = *subscription_options;
   // Content filters are not supported: rcl sees is_cft_enabled false and filters nothing.
   sub->options.content_filter_options = nullptr;
-  sub->can_loan_messages = false;
+  sub->can_loan_messages = impl->can_loan();
   sub->is_cft_enabled = false;
   return sub;
 }
@@ -234,11 +242,17 @@ rmw_take_loaned_message(
   const rmw_subscription_t * subscription, void ** loaned_message, bool * taken,
   rmw_subscription_allocation_t * allocation)
 {
-  (void)loaned_message;
-  (void)taken;
-  (void)allocation;
+  (void)allocation;  // none is ever handed out (rmw_init_subscription_allocation is unsupported)
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  return loans_unsupported();
+  if (!subscription->can_loan_messages) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  if (*loaned_message != nullptr) {
+    return loan_not_null();
+  }
+  return impl_of(subscription)->take_loaned(loaned_message, nullptr, taken);
 }
 
 rmw_ret_t
@@ -246,21 +260,30 @@ rmw_take_loaned_message_with_info(
   const rmw_subscription_t * subscription, void ** loaned_message, bool * taken,
   rmw_message_info_t * message_info, rmw_subscription_allocation_t * allocation)
 {
-  (void)loaned_message;
-  (void)taken;
-  (void)message_info;
   (void)allocation;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  return loans_unsupported();
+  if (!subscription->can_loan_messages) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(taken, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(message_info, RMW_RET_INVALID_ARGUMENT);
+  if (*loaned_message != nullptr) {
+    return loan_not_null();
+  }
+  return impl_of(subscription)->take_loaned(loaned_message, message_info, taken);
 }
 
 rmw_ret_t
 rmw_return_loaned_message_from_subscription(
   const rmw_subscription_t * subscription, void * loaned_message)
 {
-  (void)loaned_message;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  return loans_unsupported();
+  if (!subscription->can_loan_messages) {
+    return loans_unsupported();
+  }
+  RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
+  return impl_of(subscription)->return_loan(loaned_message);
 }
 
 rmw_ret_t

@@ -5,6 +5,7 @@
 #include <hdds/hdds.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +187,27 @@ static void config_errors(void) {
   hdds_participant_destroy(p);
 }
 
+/* HDDS_TRANSPORT: a word it does not know, or a list without what the participant needs, is refused
+ * with a message; `udp` alone (everything over UDP, as another DDS would) works. */
+static void transport_variable(void) {
+  HddsParticipantConfig cfg;
+  HddsParticipant *p = NULL;
+  CHECK(hdds_participant_config_default(&cfg) == HDDS_RET_OK);
+  cfg.domain_id = 147;
+  cfg.localhost_only = true;
+  cfg.domain_tag = tag;
+  CHECK(setenv("HDDS_TRANSPORT", "udp,tcp", 1) == 0);
+  CHECK(hdds_participant_create_with_config(&cfg, &p) == HDDS_RET_BAD_ARGUMENT && p == NULL);
+  CHECK(strstr(hdds_last_error(), "tcp") != NULL);
+  CHECK(setenv("HDDS_TRANSPORT", "intra,shm", 1) == 0);
+  CHECK(hdds_participant_create_with_config(&cfg, &p) == HDDS_RET_BAD_ARGUMENT && p == NULL);
+  CHECK(strstr(hdds_last_error(), "add udp") != NULL);
+  CHECK(setenv("HDDS_TRANSPORT", "udp", 1) == 0);
+  CHECK(hdds_participant_create_with_config(&cfg, &p) == HDDS_RET_OK && p != NULL);
+  hdds_participant_destroy(p);
+  CHECK(unsetenv("HDDS_TRANSPORT") == 0);
+}
+
 static void ignore_local_participant(void) {
   HddsParticipantConfig cfg;
   HddsParticipant *p = NULL;
@@ -215,6 +237,7 @@ int main(void) {
   snprintf(tag, sizeof tag, "hdds-c-abi-%ld-%ld", (long)getpid(), (long)time(NULL));
   RUN(remote_and_local_events_with_user_data);
   RUN(config_errors);
+  RUN(transport_variable);
   RUN(ignore_local_participant);
   FINISH();
 }

@@ -57,15 +57,16 @@ pub(crate) fn bad(list: &ParameterList<'_>, p: &Parameter<'_>, what: &'static st
     DecodeError::new(what, value_offset(list, p))
 }
 
-/// Appends a locator if it is one we can use (UDPv4/UDPv6); other kinds, such as Fast DDS's shared
-/// memory (kind 16), are skipped: a peer offering more transports than we speak is normal.
+/// Appends a locator if it is one we can use (UDPv4/UDPv6, and our own shared-memory kind, which the
+/// runtime trusts only from hdds participants); other kinds, such as Fast DDS's shared memory (kind
+/// 16), are skipped: a peer offering more transports than we speak is normal.
 pub(crate) fn push_locator(
     list: &ParameterList<'_>,
     p: &Parameter<'_>,
     out: &mut Vec<Locator>,
 ) -> Result<(), DecodeError> {
     let l = read(list, p, "malformed locator", |p| p.as_locator())?;
-    if l.is_udp() {
+    if l.is_udp() || l.kind == Locator::KIND_HDDS_SHM {
         out.push(l);
     }
     Ok(())

@@ -58,6 +58,8 @@ pub(crate) struct ReaderShared {
     port: Option<Mutex<ReaderPort>>,
     /// Same-process writers delivering to this reader.
     pub(crate) intra_writers: AtomicUsize,
+    /// Same-host writers delivering through shared memory (runtime/net/shm.rs).
+    pub(crate) shm_writers: AtomicUsize,
     mismatch: Mutex<MatchStatus>,
     /// Keyed topics: how instances are told apart.
     keys: Option<ReaderKeys>,
@@ -106,6 +108,7 @@ impl Reader {
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
+            shm_writers: AtomicUsize::new(0),
             mismatch: Mutex::new(MatchStatus::default()),
             keys,
             events: Arc::default(),
@@ -172,19 +175,20 @@ impl Reader {
 
     /// How many samples wait to be taken.
     pub fn available(&self) -> usize {
-        self.shared.lock().queue.len()
+        self.shared.queue_len()
     }
 
     /// How many writers deliver to this reader: same-process and remote.
     pub fn matched_writer_count(&self) -> usize {
         let remote = self.shared.port.as_ref().map_or(0, |p| lock(p).matched_count());
-        self.shared.intra_writers.load(Ordering::Relaxed) + remote
+        self.shared.intra_writers.load(Ordering::Relaxed) + self.shared.shm_writers.load(Ordering::Relaxed) + remote
     }
 
-    /// Whether `writer` (same-process or remote) delivers to this reader.
+    /// Whether `writer` (same-process, same-host or remote) delivers to this reader.
     pub fn has_matched_writer(&self, writer: Guid) -> bool {
         self.shared.port.as_ref().is_some_and(|p| lock(p).is_matched(writer))
             || intra::merger().writer_delivers_to(&self.shared.topic, writer, self.shared.guid)
+            || self.net.as_ref().is_some_and(|n| n.shm_attached(&self.shared, writer))
     }
 
     /// Remote writers on this topic that did not match, and why.
@@ -237,6 +241,11 @@ impl ReaderShared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many samples wait to be taken.
+    pub(crate) fn queue_len(&self) -> usize {
+        self.lock().queue.len()
+    }
+
     /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
     /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
@@ -271,7 +280,7 @@ impl ReaderShared {
     /// Disposals and unregistrations (keyed topics of other vendors) and empty payloads are not
     /// samples a keyless reader can hand out; a keyed reader hands disposals and unregistrations
     /// out without data.
-    fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
+    pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
         let key_hash = match &self.keys {
             None if !status.is_alive() || d.payload.is_empty() => return false,

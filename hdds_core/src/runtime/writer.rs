@@ -37,7 +37,13 @@ use crate::qos::{Durability, Qos, Reliability};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
+use crate::transport::shm::ring::SampleDesc;
+use crate::transport::shm::writer::ShmWriter;
 use crate::wire::{EntityId, EntityKind, Guid};
+
+#[path = "writer_loan.rs"]
+mod loan;
+pub use loan::WriterLoan;
 
 /// The most samples a KEEP_ALL writer keeps unacknowledged before a write blocks (DDS's
 /// RESOURCE_LIMITS max_samples, which the engine's QoS does not carry yet).
@@ -66,6 +72,8 @@ pub(crate) struct WriterShared {
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
     pub(crate) lease: Option<Lease>,
+    /// The ring serving same-host readers of other processes (runtime/net/shm.rs matches them).
+    pub(crate) shm: Option<ShmWriter>,
 }
 
 struct WriterState {
@@ -99,6 +107,7 @@ impl Writer {
             }
             port
         });
+        let shm = net.as_ref().and_then(|n| n.shm.as_ref()).map(|p| p.new_writer(guid, &qos)).transpose()?;
         let shared = Arc::new(WriterShared {
             guid,
             topic: participant.topic_key(topic_name),
@@ -111,6 +120,7 @@ impl Writer {
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
             lease: Lease::new(&qos.liveliness, Instant::now()),
+            shm,
         });
         if shared.deadline.is_some() || shared.lease.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -165,18 +175,29 @@ impl Writer {
     /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
     /// (`payload` is then the serialized key; see [`super::instances`]).
     pub(crate) fn write_change(&self, payload: &[u8], options: &WriteOptions, change: WriteChange) -> Result<i64> {
-        let data: Arc<[u8]> = Arc::from(payload);
+        self.write_inner(payload, options, change, false)
+    }
+
+    /// [`Writer::write_change`]; `in_ring` when `payload` already sits in the ring (a loaned
+    /// sample, [`WriterLoan`]).
+    fn write_inner(&self, payload: &[u8], options: &WriteOptions, change: WriteChange, in_ring: bool) -> Result<i64> {
+        let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+        if let (Some(shm), false) = (&self.shared.shm, in_ring) {
+            // Before anything is numbered or sent: a time-out leaves no reader with the sample.
+            shm.wait_room(payload.len(), blocking_until)?;
+        }
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
         if let Some(target) = options.directed_to {
-            if !st.has_matched_reader(target) {
+            if !self.shared.has_matched_reader(&st, target) {
                 return Err(Error::bad_argument(format!(
                     "the directed write names reader {target:?}, which is not matched with this writer (any \
                      more): check hdds_writer_has_matched_reader first"
                 )));
             }
         }
+        let data = self.shared.heap_copy(&st, payload);
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
             related_sample_identity: options.related_sample_identity,
@@ -209,6 +230,22 @@ impl Writer {
         };
         for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
             reader.deliver(sample.clone());
+        }
+        if let Some(shm) = &self.shared.shm {
+            let desc = SampleDesc {
+                sn,
+                source_timestamp: now_ts,
+                related: options.related_sample_identity,
+                directed_to: options.directed_to,
+                key_hash: change.key_hash,
+                status_info: change.status.0,
+            };
+            if in_ring {
+                shm.publish_lent(&desc, payload.len());
+            } else {
+                // Room was made above; only another thread writing meanwhile can make this wait.
+                shm.publish(&desc, payload, blocking_until)?;
+            }
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();
@@ -340,22 +377,24 @@ impl Writer {
     /// How many readers this writer currently delivers to: same-process and remote.
     pub fn matched_reader_count(&self) -> usize {
         let st = self.shared.lock();
-        st.matched.len() + st.net.as_ref().map_or(0, |p| p.matched_count())
+        let shm = self.shared.shm.as_ref().map_or(0, |s| s.reader_count());
+        st.matched.len() + st.net.as_ref().map_or(0, |p| p.matched_count()) + shm
     }
 
     /// Whether `reader` (same-process or remote) is matched with this writer: a directed write
     /// can reach it.
     pub fn has_matched_reader(&self, reader: Guid) -> bool {
-        self.shared.lock().has_matched_reader(reader)
+        self.shared.has_matched_reader(&self.shared.lock(), reader)
     }
 
-    /// Whether `reader` is matched and knows this writer: a same-process or best-effort reader as
-    /// soon as it is matched, a remote reliable one once it has sent an ACKNACK. What a service
-    /// client waits for before its first request, which a reader that did not know the writer yet
-    /// could drop.
+    /// Whether `reader` is matched and knows this writer: a same-process, same-host (its ring
+    /// cursor starts where the match happened) or best-effort reader as soon as it is matched, a
+    /// remote reliable one once it has sent an ACKNACK. What a service client waits for before its
+    /// first request, which a reader that did not know the writer yet could drop.
     pub fn is_known_by_reader(&self, reader: Guid) -> bool {
         let st = self.shared.lock();
         st.matched.iter().any(|r| r.guid == reader)
+            || self.shared.shm.as_ref().is_some_and(|s| s.has_reader(reader))
             || st.net.as_ref().is_some_and(|p| {
                 p.is_matched(reader) && p.rtps.reader(reader).is_some_and(|r| !r.reliable || r.has_acknacked())
             })
@@ -367,7 +406,8 @@ impl Writer {
         let deadline = Instant::now().checked_add(timeout);
         let mut st = self.shared.lock();
         loop {
-            if st.net.as_ref().map_or(true, |p| p.rtps.all_acked()) {
+            let shm_read = self.shared.shm.as_ref().map_or(true, |s| s.all_read());
+            if shm_read && st.net.as_ref().map_or(true, |p| p.rtps.all_acked()) {
                 return true;
             }
             let left = match deadline {
@@ -377,6 +417,8 @@ impl Writer {
                 },
                 None => Duration::from_secs(3600),
             };
+            // Same-host readers signal nothing here: look again soon while they have not read all.
+            let left = if shm_read { left } else { left.min(Duration::from_millis(1)) };
             st = self.shared.acked.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
@@ -387,14 +429,11 @@ impl Writer {
     }
 }
 
-impl WriterState {
-    fn has_matched_reader(&self, reader: Guid) -> bool {
-        self.matched.iter().any(|r| r.guid == reader) || self.net.as_ref().is_some_and(|p| p.is_matched(reader))
-    }
-}
-
 impl Drop for Writer {
     fn drop(&mut self) {
+        if let Some(shm) = &self.shared.shm {
+            shm.close();
+        }
         self.shared.events.clear_listeners();
         intra::merger().remove_writer(&self.shared);
         if let Some(net) = &self.net {
@@ -413,7 +452,7 @@ impl WriterShared {
 
     /// Whether this writer delivers to the same-process or remote reader `reader`.
     pub(crate) fn delivers_to(&self, reader: Guid) -> bool {
-        self.lock().has_matched_reader(reader)
+        self.has_matched_reader(&self.lock(), reader)
     }
 
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under
@@ -453,8 +492,32 @@ impl WriterShared {
         }
     }
 
+    /// The sample's bytes as same-process readers, the RTPS machine and the TRANSIENT_LOCAL history
+    /// keep them. When only same-host readers get the sample (it goes from `payload` straight into
+    /// the ring), none of them needs it: no copy then, and the machine numbers an empty sample that
+    /// it never sends (a VOLATILE writer's later readers start after it; the lock keeps new
+    /// matches out until the write is done).
+    fn heap_copy(&self, st: &WriterState, payload: &[u8]) -> Arc<[u8]> {
+        let shm_only = self.shm.is_some()
+            && st.matched.is_empty()
+            && st.net.as_ref().map_or(true, |p| p.matched_count() == 0)
+            && self.qos.durability != Durability::TransientLocal;
+        if shm_only {
+            Arc::from(&[][..])
+        } else {
+            Arc::from(payload)
+        }
+    }
+
+    /// Whether `reader` gets this writer's samples, on any path.
+    fn has_matched_reader(&self, st: &WriterState, reader: Guid) -> bool {
+        st.matched.iter().any(|r| r.guid == reader)
+            || st.net.as_ref().is_some_and(|p| p.is_matched(reader))
+            || self.shm.as_ref().is_some_and(|s| s.has_reader(reader))
+    }
+
     /// A reader starts (+1) or stops (-1) receiving: PUBLICATION_MATCHED.
-    fn reader_matched(&self, delta: i32) {
+    pub(crate) fn reader_matched(&self, delta: i32) {
         self.events.update(PUBLICATION_MATCHED, |s| {
             s.add_current(delta);
             s.add_total(delta.max(0));

@@ -22,6 +22,9 @@ impl Locator {
     pub const KIND_UDPV6: i32 = 2;
     /// Fast DDS's shared-memory transport (vendor-defined; ignored by us).
     pub const KIND_FASTDDS_SHM: i32 = 16;
+    /// Our shared-memory transport (vendor-defined, ASCII "HDDS"; `transport::shm` says what the
+    /// address holds). Other vendors skip kinds they do not know.
+    pub const KIND_HDDS_SHM: i32 = 0x4844_4453;
     pub const PORT_INVALID: u32 = 0;
     pub const SIZE: usize = 24;
     pub const INVALID: Locator = Locator { kind: Self::KIND_INVALID, port: Self::PORT_INVALID, address: [0; 16] };

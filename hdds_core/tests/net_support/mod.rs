@@ -1,14 +1,14 @@
 //! Shared helpers of the `net_*` tests: localhost-only participants that reach each other over UDP
-//! only, and bounded waiting.
+//! only (shared memory off: the `shm_*` tests cover it), and bounded waiting.
 
 #![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
-use hdds_core::{NetworkConfig, Participant, ParticipantConfig};
+use hdds_core::{NetworkConfig, Participant, ParticipantConfig, SharedMemoryConfig};
 
-/// A localhost-only participant in `domain_id` that does not use the same-process path, so that two
-/// of them in one test process talk over UDP. Discovery is quick (announcements every 200 ms). The
+/// A localhost-only participant in `domain_id` that uses neither the same-process path nor shared
+/// memory, so that two of them in one test process talk over UDP. Discovery is quick (announcements every 200 ms). The
 /// domain tag is this process's own: another run of the tests on this host (same domains) stays
 /// invisible.
 pub fn net_participant(domain_id: u32, tweak: impl FnOnce(&mut NetworkConfig)) -> Participant {
@@ -24,6 +24,7 @@ pub fn net_participant_with(config: ParticipantConfig, tweak: impl FnOnce(&mut N
         spdp_period: Duration::from_millis(200),
         spdp_peer_max_index: 8,
         domain_tag: format!("hdds-test-{}", std::process::id()),
+        shared_memory: SharedMemoryConfig::disabled(),
         ..NetworkConfig::localhost()
     };
     tweak(&mut cfg);

@@ -14,7 +14,7 @@ use hdds_core::qos::{History, Reliability};
 use hdds_core::{NetworkConfig, Qos, Reader, Writer};
 use hdds_tools::ddsperf::{self, Topic};
 use hdds_tools::json::Object;
-use hdds_tools::net::{NET_HELP, NET_OPTIONS};
+use hdds_tools::net::{NET_FLAGS, NET_HELP, NET_OPTIONS};
 use hdds_tools::{usage_error, Args, LatencyStats, NetOpts};
 
 const HELP: &str = "\
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
         println!("{HELP}\n{NET_HELP}");
         return if mode.is_none() && !args.flag("help") { ExitCode::from(2) } else { ExitCode::SUCCESS };
     }
-    args.check_known(&[OPTIONS, NET_OPTIONS].concat(), FLAGS);
+    args.check_known(&[OPTIONS, NET_OPTIONS].concat(), &[FLAGS, NET_FLAGS].concat());
     let reliable = !args.flag("best-effort");
     let history = match args.maybe::<u32>("keep-last") {
         Some(0) => usage_error("--keep-last needs at least 1"),

@@ -425,5 +425,17 @@ const void * nested_members(Lang lang, const void * type_support_handle, std::st
   *error = std::string("nested message type support has no ") + identifier;
   return nullptr;
 }
+
+bool is_fixed_size(const Plan & plan)
+{
+  for (const Op & op : plan.ops) {
+    const bool fixed = op.kind == OpKind::kRun ||
+      (op.kind == OpKind::kStructArray && is_fixed_size(*op.sub));
+    if (!fixed) {
+      return false;
+    }
+  }
+  return true;
+}
 }  // namespace cdr
 }  // namespace rmw_hdds

@@ -119,6 +119,10 @@ using SubPlanFn = std::function<const Plan *(Lang, const void * members, std::st
 std::unique_ptr<Plan> compile_plan(
   Lang lang, const void * members, const SubPlanFn & sub, std::string * error);
 
+// True when no string, wstring or sequence occurs in the type, nested types included: every
+// instance has the same size and owns no memory beyond its struct.
+bool is_fixed_size(const Plan & plan);
+
 // The MessageMembers of a nested message member's type support handle (`members_` of a
 // MessageMember), in the given introspection; nullptr and `error` if it has none.
 const void * nested_members(Lang lang, const void * type_support_handle, std::string * error);

@@ -15,8 +15,11 @@
 
 namespace rmw_hdds
 {
-Publisher::Publisher(Node & node, WriterHandle writer, const MessageTypeSupport & type_support)
-: node_(node), writer_(std::move(writer)), type_support_(type_support)
+Publisher::Publisher(
+  Node & node, WriterHandle writer, const rosidl_message_type_support_t * type_support_handle,
+  const MessageTypeSupport & type_support)
+: node_(node), writer_(std::move(writer)), type_support_handle_(type_support_handle),
+  type_support_(type_support)
 {
 }
 
@@ -49,10 +52,18 @@ Publisher * Publisher::create(
     return nullptr;
   }
   WriterHandle writer(raw);
-  std::unique_ptr<Publisher> pub(new (std::nothrow) Publisher(node, std::move(writer), ts));
+  std::unique_ptr<Publisher> pub(
+    new (std::nothrow) Publisher(node, std::move(writer), type_support, ts));
   if (!pub) {
     RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the publisher");
     return nullptr;
+  }
+  if (ts.is_fixed_size()) {
+    pub->loans_.reset(new (std::nothrow) Loans(ts));
+    if (!pub->loans_) {
+      RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the publisher");
+      return nullptr;
+    }
   }
   pub->events_.reset(new (std::nothrow) EventSource(pub->writer_.get()));
   if (!pub->events_) {
@@ -159,5 +170,45 @@ rmw_ret_t Publisher::wait_for_all_acked(rmw_time_t timeout) const
   }
   RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
   return RMW_RET_ERROR;
+}
+
+rmw_ret_t Publisher::borrow(const rosidl_message_type_support_t * type_support, void ** msg)
+{
+  if (type_support != type_support_handle_) {
+    // Another handle of the same type (the introspection behind a dispatcher) is fine too.
+    MessageTypeSupport given;
+    rmw_ret_t ret = MessageTypeSupport::resolve(type_support, &given);
+    if (ret != RMW_RET_OK) {
+      return ret;
+    }
+    if (!given.same_type(type_support_)) {
+      RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
+        "rmw_hdds: cannot loan a %s%s from a publisher of %s%s: borrow with the publisher's "
+        "type support", given.type_name(), given.is_cpp() ? " (C++)" : " (C)",
+        type_support_.type_name(), type_support_.is_cpp() ? " (C++)" : " (C)");
+      return RMW_RET_INVALID_ARGUMENT;
+    }
+  }
+  return loans_->lend(msg);
+}
+
+rmw_ret_t Publisher::publish_loaned(void * msg)
+{
+  Loans::Returned loan = loans_->take_back(msg);
+  if (!loan) {
+    RMW_SET_ERROR_MSG(
+      "rmw_hdds: the message was not loaned by this publisher: publish it with rmw_publish");
+    return RMW_RET_INVALID_ARGUMENT;
+  }
+  return publish(loan.get());
+}
+
+rmw_ret_t Publisher::return_loan(void * msg)
+{
+  if (!loans_->take_back(msg)) {
+    RMW_SET_ERROR_MSG("rmw_hdds: the message was not loaned by this publisher");
+    return RMW_RET_ERROR;
+  }
+  return RMW_RET_OK;
 }
 }  // namespace rmw_hdds

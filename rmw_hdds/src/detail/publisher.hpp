@@ -12,6 +12,7 @@
 
 #include "detail/event.hpp"
 #include "detail/hdds_handle.hpp"
+#include "detail/loans.hpp"
 #include "detail/type_support.hpp"
 #include "rmw/types.h"
 
@@ -39,22 +40,37 @@ public:
   rmw_ret_t assert_liveliness() const;
   rmw_ret_t wait_for_all_acked(rmw_time_t timeout) const;
 
+  // Loans, for fixed-size types only (can_loan() false otherwise; see detail/loans.hpp).
+  bool can_loan() const {return loans_ != nullptr;}
+  // A new message to fill and publish_loaned. `type_support` must be the publisher's type
+  // (RMW_RET_INVALID_ARGUMENT otherwise).
+  rmw_ret_t borrow(const rosidl_message_type_support_t * type_support, void ** msg);
+  // Publishes a loan of this publisher and frees it, published or not. RMW_RET_INVALID_ARGUMENT
+  // (msg untouched) if it is not one.
+  rmw_ret_t publish_loaned(void * msg);
+  // Frees a loan of this publisher unpublished. RMW_RET_ERROR (msg untouched) if it is not one.
+  rmw_ret_t return_loan(void * msg);
+
   const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
   const rmw_gid_t & gid() const {return gid_;}
   const HddsWriter * writer() const {return writer_.get();}
   EventSource & events() {return *events_;}
 
 private:
-  Publisher(Node & node, WriterHandle writer, const MessageTypeSupport & type_support);
+  Publisher(
+    Node & node, WriterHandle writer, const rosidl_message_type_support_t * type_support_handle,
+    const MessageTypeSupport & type_support);
   rmw_ret_t write(const uint8_t * data, size_t len) const;
 
   Node & node_;
   WriterHandle writer_;
+  const rosidl_message_type_support_t * type_support_handle_;  // as given to create
   MessageTypeSupport type_support_;
   rmw_qos_profile_t actual_qos_{};
   rmw_gid_t gid_{};
   bool registered_ = false;
   std::unique_ptr<EventSource> events_;
+  std::unique_ptr<Loans> loans_;  // fixed-size types only
 };
 }  // namespace rmw_hdds
 

@@ -82,6 +82,13 @@ Subscription * Subscription::create(
     RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the subscription");
     return nullptr;
   }
+  if (ts.is_fixed_size()) {
+    sub->loans_.reset(new (std::nothrow) Loans(ts));
+    if (!sub->loans_) {
+      RMW_SET_ERROR_MSG("rmw_hdds: out of memory creating the subscription");
+      return nullptr;
+    }
+  }
   uint8_t guid[16];
   if (hdds_reader_guid(sub->reader_.get(), guid) != HDDS_RET_OK) {
     RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
@@ -127,21 +134,16 @@ rmw_ret_t Subscription::take_sample(SampleHandle * out)
   return RMW_RET_OK;
 }
 
-rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
+rmw_ret_t Subscription::read_sample(
+  const SampleHandle & sample, void * ros_message, rmw_message_info_t * info)
 {
-  *taken = false;
-  SampleHandle sample;
-  rmw_ret_t ret = take_sample(&sample);
-  if (ret != RMW_RET_OK || !sample) {
-    return ret;
-  }
   size_t len = 0;
   const uint8_t * data = hdds_sample_data(sample.get(), &len);
   if (data == nullptr) {
     RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
     return RMW_RET_ERROR;
   }
-  ret = type_support_.deserialize(data, len, ros_message);
+  rmw_ret_t ret = type_support_.deserialize(data, len, ros_message);
   if (ret != RMW_RET_OK) {
     return ret;
   }
@@ -153,7 +155,51 @@ rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool
     }
     fill_message_info(si, node_.context().guid(), info);
   }
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
+{
+  *taken = false;
+  SampleHandle sample;
+  rmw_ret_t ret = take_sample(&sample);
+  if (ret != RMW_RET_OK || !sample) {
+    return ret;
+  }
+  ret = read_sample(sample, ros_message, info);
+  *taken = ret == RMW_RET_OK;
+  return ret;
+}
+
+rmw_ret_t Subscription::take_loaned(void ** msg, rmw_message_info_t * info, bool * taken)
+{
+  *taken = false;
+  SampleHandle sample;
+  rmw_ret_t ret = take_sample(&sample);
+  if (ret != RMW_RET_OK || !sample) {
+    return ret;
+  }
+  void * loan = nullptr;
+  ret = loans_->lend(&loan);
+  if (ret != RMW_RET_OK) {
+    return ret;
+  }
+  ret = read_sample(sample, loan, info);
+  if (ret != RMW_RET_OK) {
+    loans_->take_back(loan);  // freed as the Returned goes
+    return ret;
+  }
+  *msg = loan;
   *taken = true;
+  return RMW_RET_OK;
+}
+
+rmw_ret_t Subscription::return_loan(void * msg)
+{
+  if (!loans_->take_back(msg)) {
+    RMW_SET_ERROR_MSG("rmw_hdds: the message was not loaned by this subscription");
+    return RMW_RET_ERROR;
+  }
   return RMW_RET_OK;
 }
 

@@ -17,6 +17,7 @@
 
 #include "detail/event.hpp"
 #include "detail/hdds_handle.hpp"
+#include "detail/loans.hpp"
 #include "detail/type_support.hpp"
 #include "rmw/event_callback_type.h"
 #include "rmw/message_sequence.h"
@@ -52,6 +53,14 @@ public:
     size_t count, rmw_message_sequence_t * messages, rmw_message_info_sequence_t * infos,
     size_t * taken);
   rmw_ret_t matched_count(size_t * count) const;
+
+  // Loans, for fixed-size types only (can_loan() false otherwise; see detail/loans.hpp).
+  bool can_loan() const {return loans_ != nullptr;}
+  // As take, into a new loan put in *msg (for return_loan) when *taken.
+  rmw_ret_t take_loaned(void ** msg, rmw_message_info_t * info, bool * taken);
+  // Frees a loan of this subscription. RMW_RET_ERROR (msg untouched) if it is not one.
+  rmw_ret_t return_loan(void * msg);
+
   rmw_ret_t set_on_new_message_callback(rmw_event_callback_t callback, const void * user_data);
 
   const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
@@ -63,6 +72,8 @@ private:
   Subscription(Node & node, ReaderHandle reader, const MessageTypeSupport & type_support);
   // The next sample, or nullptr when none is waiting (RMW_RET_OK) or on failure.
   rmw_ret_t take_sample(SampleHandle * out);
+  // Deserializes the sample into `ros_message` and fills `info` unless it is null.
+  rmw_ret_t read_sample(const SampleHandle & sample, void * ros_message, rmw_message_info_t * info);
   static void on_data(const void * user, size_t count);
 
   Node & node_;
@@ -72,6 +83,7 @@ private:
   rmw_gid_t gid_{};
   bool registered_ = false;
   std::unique_ptr<EventSource> events_;
+  std::unique_ptr<Loans> loans_;  // fixed-size types only
 
   std::mutex mutex_;
   rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -264,6 +265,51 @@ const char * MessageTypeSupport::type_name() const {return plan_->type_name.c_st
 bool MessageTypeSupport::is_cpp() const {return plan_->lang == Lang::Cpp;}
 
 size_t MessageTypeSupport::message_size() const {return plan_->size_of;}
+
+bool MessageTypeSupport::is_fixed_size() const {return cdr::is_fixed_size(*plan_);}
+
+rmw_ret_t MessageTypeSupport::new_message(void ** out) const
+{
+  // operator new aligns to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on the 64-bit targets), enough
+  // for every rosidl field, long double included.
+  void * msg = ::operator new(plan_->size_of, std::nothrow);
+  if (msg == nullptr) {
+    RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
+      "rmw_hdds: out of memory allocating a %s", plan_->type_name.c_str());
+    return RMW_RET_BAD_ALLOC;
+  }
+  // The C init function leaves fields without a .msg default as they are: zero them first, so
+  // that a field the user does not set goes out as 0, not as old heap contents.
+  std::memset(msg, 0, plan_->size_of);
+  if (plan_->lang == Lang::C) {
+    static_cast<const rosidl_typesupport_introspection_c__MessageMembers *>(plan_->members)
+    ->init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
+  } else {
+    try {
+      static_cast<const rosidl_typesupport_introspection_cpp::MessageMembers *>(plan_->members)
+      ->init_function(msg, rosidl_runtime_cpp::MessageInitialization::ALL);
+    } catch (const std::bad_alloc &) {
+      ::operator delete(msg);
+      RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
+        "rmw_hdds: out of memory constructing a %s", plan_->type_name.c_str());
+      return RMW_RET_BAD_ALLOC;
+    }
+  }
+  *out = msg;
+  return RMW_RET_OK;
+}
+
+void MessageTypeSupport::delete_message(void * msg) const
+{
+  if (plan_->lang == Lang::C) {
+    static_cast<const rosidl_typesupport_introspection_c__MessageMembers *>(plan_->members)
+    ->fini_function(msg);
+  } else {
+    static_cast<const rosidl_typesupport_introspection_cpp::MessageMembers *>(plan_->members)
+    ->fini_function(msg);
+  }
+  ::operator delete(msg);
+}
 
 rmw_ret_t MessageTypeSupport::serialized_size(const void * msg, size_t * size) const
 {

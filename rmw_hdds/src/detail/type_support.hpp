@@ -48,6 +48,19 @@ public:
   bool is_cpp() const;
   // sizeof the message struct or class.
   size_t message_size() const;
+  // The same compiled type: e.g. the C dispatcher and the C introspection handle of one message
+  // (the C and C++ type supports of a message are two types: their memory layouts differ).
+  bool same_type(const MessageTypeSupport & other) const {return plan_ == other.plan_;}
+  // No string, wstring or sequence anywhere in the type: an instance owns no memory beyond its
+  // struct (the types rmw_hdds loans, see detail/loans.hpp).
+  bool is_fixed_size() const;
+
+  // A new message of this type on the heap, initialized as the generated code does (C: the init
+  // function, C++: the constructor), to be given to delete_message. RMW_RET_BAD_ALLOC (message
+  // set) when memory runs out.
+  rmw_ret_t new_message(void ** out) const;
+  // Finalizes (C: fini function, C++: destructor) and frees a message from new_message.
+  void delete_message(void * msg) const;
 
   // Bytes `msg` serializes to, the encapsulation header included. RMW_RET_ERROR (message set)
   // if a string or sequence exceeds its bound: such a message is never sent.

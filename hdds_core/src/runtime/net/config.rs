@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::discovery::spdp::HDDS_LEASE_DURATION;
 use crate::error::{Error, Result};
+pub use crate::transport::shm::SharedMemoryConfig;
 
 /// The network side of a participant; pass it to [`crate::Participant::with_network`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +50,9 @@ pub struct NetworkConfig {
     /// writer's next HEARTBEAT or repair, on [`crate::Writer::flush`], or at the latest 1 ms after
     /// it was written. For throughput; it costs latency, so it is off by default.
     pub write_batching: bool,
+    /// Shared memory with the hdds participants of other processes on this host (on by default;
+    /// `transport::shm` describes the path).
+    pub shared_memory: SharedMemoryConfig,
 }
 
 impl Default for NetworkConfig {
@@ -65,6 +69,7 @@ impl Default for NetworkConfig {
             socket_buffer_bytes: 4 << 20,
             domain_tag: String::new(),
             write_batching: false,
+            shared_memory: SharedMemoryConfig::default(),
         }
     }
 }
@@ -91,6 +96,7 @@ pub(crate) struct Resolved {
     pub(crate) socket_buffer_bytes: usize,
     pub(crate) domain_tag: String,
     pub(crate) write_batching: bool,
+    pub(crate) shared_memory: SharedMemoryConfig,
 }
 
 impl NetworkConfig {
@@ -99,6 +105,14 @@ impl NetworkConfig {
             return Err(Error::bad_argument(
                 "spdp_period is zero: the participant would announce itself without pause",
             ));
+        }
+        let shm = &self.shared_memory;
+        if shm.enabled && (shm.slots == 0 || shm.max_readers == 0 || shm.arena_bytes < 4096) {
+            return Err(Error::bad_argument(format!(
+                "shared memory needs at least 1 slot, 1 reader and a 4096-byte arena per writer (got {} slots, {} \
+                 readers, {} bytes)",
+                shm.slots, shm.max_readers, shm.arena_bytes
+            )));
         }
         if self.lease_duration < Duration::from_millis(100) {
             return Err(Error::bad_argument(format!(
@@ -146,6 +160,7 @@ impl NetworkConfig {
             socket_buffer_bytes: self.socket_buffer_bytes,
             domain_tag: self.domain_tag.clone(),
             write_batching: self.write_batching,
+            shared_memory: self.shared_memory,
         })
     }
 }

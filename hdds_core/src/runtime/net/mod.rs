@@ -22,6 +22,7 @@ pub(crate) mod endpoint;
 mod receive;
 pub(crate) mod sedp;
 pub(crate) mod send;
+pub(crate) mod shm;
 pub(crate) mod spdp;
 pub(crate) mod timer;
 
@@ -97,6 +98,19 @@ pub struct NetStats {
     pub spdp_answers: u64,
     pub participants_lost_by_lease: u64,
     pub participants_disposed: u64,
+    /// Shared memory is in use: enabled, and /dev/shm was usable when the participant started.
+    pub shm_active: bool,
+    /// Samples our writers published into their shared-memory rings.
+    pub shm_samples_written: u64,
+    /// Samples our readers took out of other processes' rings.
+    pub shm_samples_read: u64,
+    /// Samples a writer replaced before our reader read them (KEEP_LAST rings).
+    pub shm_samples_lost: u64,
+    /// Same-host endpoints we could not attach to (their segment could not be opened, or a ring
+    /// serves too many readers already).
+    pub shm_attach_failures: u64,
+    /// Segments of dead processes removed.
+    pub shm_segments_reclaimed: u64,
 }
 
 #[derive(Default)]
@@ -152,6 +166,8 @@ pub(crate) struct Network {
     /// Where remote participants and endpoints are reported (delivered at the end of each datagram
     /// and each timer sweep, with no lock held).
     pub(crate) graph: Arc<Graph>,
+    /// Shared memory with same-host peers (`None` when off or unavailable).
+    pub(crate) shm: Option<Arc<shm::ShmPort>>,
     silenced: AtomicBool,
     /// Set once the goodbye (disposals) is sent: nothing more goes out.
     closed: AtomicBool,
@@ -213,12 +229,22 @@ impl Network {
         let locators = |port: u16| cfg.interfaces.iter().map(|ip| Locator::udpv4(*ip, port)).collect::<Vec<_>>();
         let meta_locators = locators(sockets.meta_unicast_port);
         let default_locators = locators(sockets.user_unicast_port);
+        let name = |what: &str| format!("hdds-{what}-{}-{}", domain_id, sockets.participant_index);
+        // Without a usable /dev/shm the participant goes on over UDP (NetStats::shm_active says so).
+        let shm = cfg
+            .shared_memory
+            .enabled
+            .then(|| shm::ShmPort::start(Guid::new(prefix, EntityId::PARTICIPANT), cfg.shared_memory, name("shm")).ok())
+            .flatten();
+        // Same-host hdds peers learn from this extra locator that we share memory with them.
+        let mut announced = default_locators.clone();
+        announced.extend(shm.as_ref().map(|_| crate::transport::shm::locator()));
         let spdp = spdp::Spdp::new(
             graph.me(),
             domain_id,
             &cfg,
             meta_locators,
-            default_locators.clone(),
+            announced,
             multicast_active.then_some(SocketAddr::V4(SocketAddrV4::new(
                 ports::SPDP_MULTICAST_ADDRESS,
                 udp_cfg.spdp_multicast_port,
@@ -246,6 +272,7 @@ impl Network {
             routes: RwLock::new(HashMap::new()),
             discovery: Mutex::new(sedp::Db::default()),
             graph,
+            shm,
             silenced: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             recv_stop: sockets.receiver.stop_handle(),
@@ -253,7 +280,6 @@ impl Network {
         });
         cfg_register(&net);
 
-        let name = |what: &str| format!("hdds-{what}-{}-{}", domain_id, sockets.participant_index);
         let receiver = sockets.receiver;
         let n = Arc::clone(&net);
         let recv = std::thread::Builder::new().name(name("recv")).spawn(move || {
@@ -266,6 +292,9 @@ impl Network {
             (Ok(r), Ok(t)) => lock(&net.threads).extend([r, t]),
             (r, t) => {
                 net.stop_threads();
+                if let Some(shm) = &net.shm {
+                    shm.stop();
+                }
                 for h in [r, t].into_iter().flatten() {
                     let _ = h.join();
                 }
@@ -279,6 +308,8 @@ impl Network {
     pub(crate) fn stats(&self) -> NetStats {
         let c = &self.counters;
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let sc = self.shm.as_ref().map(|s| &s.counters);
+        let s = |f: fn(&crate::transport::shm::writer::Counters) -> &AtomicU64| sc.map_or(0, |c| g(f(c)));
         NetStats {
             participant_index: self.participant_index,
             metatraffic_unicast_port: self.meta_port,
@@ -302,6 +333,12 @@ impl Network {
             spdp_answers: g(&c.spdp_answers),
             participants_lost_by_lease: g(&c.participants_lost_by_lease),
             participants_disposed: g(&c.participants_disposed),
+            shm_active: self.shm.is_some(),
+            shm_samples_written: s(|c| &c.samples_written),
+            shm_samples_read: s(|c| &c.samples_read),
+            shm_samples_lost: s(|c| &c.samples_lost),
+            shm_attach_failures: s(|c| &c.attach_failures),
+            shm_segments_reclaimed: s(|c| &c.segments_reclaimed),
         }
     }
 
@@ -437,6 +474,9 @@ impl Network {
         self.flush(&mut out);
         self.closed.store(true, Ordering::Release);
         self.stop_threads();
+        if let Some(shm) = &self.shm {
+            shm.stop();
+        }
         let me = std::thread::current().id();
         let threads = std::mem::take(&mut *lock(&self.threads));
         for t in threads {

@@ -299,7 +299,7 @@ impl Network {
         for rr in db.remote_readers.values_mut().filter(|r| r.data.topic_name == data.topic_name) {
             match check_match(&data, &rr.data) {
                 Ok(()) => {
-                    let next = w.net_match_reader(now, matched_reader(&rr.data), rr.addr, &mut out);
+                    let next = self.match_remote_reader(w, now, matched_reader(&rr.data), rr.addr, &mut out);
                     self.timer.schedule(next);
                     rr.matched.push(w.guid.entity_id);
                 }
@@ -339,6 +339,9 @@ impl Network {
     }
 
     fn match_reader_with(&self, r: &Arc<ReaderShared>, now: Instant, writer: Guid, addr: SocketAddr, out: &mut Outbox) {
+        if self.shm_attach(r, writer) {
+            return;
+        }
         let next = r.net_match_writer(now, writer, addr, out);
         self.timer.schedule(next);
         let mut routes = write(&self.routes);
@@ -368,6 +371,9 @@ impl Network {
         let mut out = Outbox::new();
         let mut db = lock(&self.discovery);
         write(&self.readers).remove(&r.guid.entity_id);
+        if let Some(shm) = &self.shm {
+            shm.detach_reader(r);
+        }
         write(&self.routes).retain(|_, v| {
             v.retain(|x| !Arc::ptr_eq(x, r));
             !v.is_empty()
@@ -471,7 +477,7 @@ impl Network {
             let Some(w) = read(&self.writers).get(eid).cloned() else { continue };
             match check_match(local, &rd) {
                 Ok(()) => {
-                    let next = w.net_match_reader(now, matched_reader(&rd), addr, out);
+                    let next = self.match_remote_reader(&w, now, matched_reader(&rd), addr, out);
                     self.timer.schedule(next);
                     matched.push(*eid);
                 }
@@ -490,6 +496,7 @@ impl Network {
                 r.net_unmatch_writer(guid);
             }
         }
+        self.shm_detach_writer(guid);
     }
 
     fn forget_remote_reader(&self, db: &mut Db, guid: Guid) {
@@ -497,7 +504,7 @@ impl Network {
         self.graph.endpoint_changed(endpoint_info(&rr.data, true), false, false);
         for eid in rr.matched {
             if let Some(w) = read(&self.writers).get(&eid).cloned() {
-                w.net_unmatch_reader(guid);
+                self.unmatch_remote_reader(&w, guid);
             }
         }
     }

@@ -5,9 +5,10 @@
 //!   configured peer at the metatraffic ports of participant indices `0..=N`), and to every known
 //!   participant's metatraffic address. A participant seen for the first time gets our
 //!   announcement at once by unicast: discovery takes one round trip, not one period. So does
-//!   each announcement of a participant discovered less than `ANSWER_WINDOW` ago: a peer that is
-//!   still starting up may drop the first answer (Fast DDS does), and would otherwise learn of us
-//!   only at our next periodic announcement, seconds later.
+//!   each announcement of a participant discovered less than `ANSWER_WINDOW` ago (at most one
+//!   answer per `ANSWER_MIN_GAP`, or two of our participants would answer each other's answers
+//!   in a loop): a peer that is still starting up may drop the first answer (Fast DDS does), and
+//!   would otherwise learn of us only at our next periodic announcement, seconds later.
 //! - Any datagram from a known participant renews its lease (as Cyclone does); when the lease runs
 //!   out, or the participant disposes itself, it is removed with everything it owns.
 //! - Our own announcements (multicast loops back) and participants of this process that reach us
@@ -36,6 +37,10 @@ const INITIAL_PERIOD: Duration = Duration::from_millis(100);
 /// How long after discovering a participant we still answer each of its announcements by unicast
 /// (its initial burst: Fast DDS sends 5 in 500 ms).
 const ANSWER_WINDOW: Duration = Duration::from_secs(1);
+/// At most one answer per participant in this time. Two of our own participants answer each
+/// other's answers: without a pause they would ping-pong for the whole window (thousands of
+/// datagrams). Fast DDS's burst is 100 ms apart, so every announcement of it still gets one.
+const ANSWER_MIN_GAP: Duration = Duration::from_millis(90);
 
 /// Our SPDP writer and where its announcements go.
 pub(crate) struct Spdp {
@@ -100,6 +105,8 @@ pub(crate) struct RemoteParticipant {
     last_heard: AtomicU64,
     /// When we discovered it, in nanoseconds since the timer's epoch.
     discovered: u64,
+    /// When we last answered it by unicast, in nanoseconds since the timer's epoch.
+    last_answered: AtomicU64,
 }
 
 impl RemoteParticipant {
@@ -245,7 +252,13 @@ impl Network {
         let known = read(&self.participants).get(&p.guid_prefix).cloned();
         if let Some(known) = known {
             known.last_heard.store(self.since_epoch(now), Ordering::Relaxed);
-            if self.since_epoch(now).saturating_sub(known.discovered) < ANSWER_WINDOW.as_nanos() as u64 {
+            let t = self.since_epoch(now);
+            let in_window = t.saturating_sub(known.discovered) < ANSWER_WINDOW.as_nanos() as u64;
+            let last = known.last_answered.load(Ordering::Relaxed);
+            if in_window
+                && t.saturating_sub(last) >= ANSWER_MIN_GAP.as_nanos() as u64
+                && known.last_answered.compare_exchange(last, t, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+            {
                 self.answer_spdp(p.guid_prefix, known.meta_addr, out);
             }
             if known.data.lease_duration != p.lease_duration || known.data.user_data != p.user_data {
@@ -255,6 +268,7 @@ impl Network {
                     default_addr: known.default_addr,
                     last_heard: AtomicU64::new(self.since_epoch(now)),
                     discovered: known.discovered,
+                    last_answered: AtomicU64::new(known.last_answered.load(Ordering::Relaxed)),
                 };
                 self.graph.participant_changed(participant_info(&updated.data), true, false);
                 write(&self.participants).insert(updated.data.guid_prefix, Arc::new(updated));
@@ -276,6 +290,7 @@ impl Network {
             default_addr,
             last_heard: AtomicU64::new(self.since_epoch(now)),
             discovered: self.since_epoch(now),
+            last_answered: AtomicU64::new(self.since_epoch(now)),
         });
         let expires = rp.expires(self);
         self.graph.participant_changed(participant_info(&rp.data), true, false);
@@ -308,6 +323,8 @@ impl Network {
         self.remove_remote_endpoints_of(&mut db, prefix, out);
         // Its endpoints were reported gone just above; any the database did not hold go here.
         self.graph.participant_left(Guid::new(prefix, EntityId::PARTICIPANT));
+        drop(db);
+        self.shm_peer_gone(prefix);
         true
     }
 

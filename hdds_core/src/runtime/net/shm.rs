@@ -1,0 +1,309 @@
+//! The shared-memory side of a participant's network runtime ([`crate::transport::shm`] has the
+//! design): which peers it serves, matching through it instead of UDP, and the reader thread.
+//!
+//! - **Matching.** Discovery decides per remote participant: one that announces our shared-memory
+//!   locator ([`Network::shm_peer`]) gets no user data over UDP. A local writer serves its readers
+//!   through its ring ([`Network::match_remote_reader`]), a local reader attaches to the remote
+//!   writer's ring ([`Network::shm_attach`]); the RTPS machines never hear of such pairs, so a
+//!   sample cannot arrive twice.
+//! - **The reader thread** (one per participant, `hdds-shm-*`) sleeps on the participant's
+//!   doorbell, drains every attached ring into its readers' histories (waking wait sets and
+//!   queueing listener calls, which it runs once no lock is held), publishes the cursors, and
+//!   sleeps again: spin first ([`SharedMemoryConfig::spin`]), then futex, 100 ms at most (1 ms
+//!   while a KEEP_ALL reader's queue is full, so that it goes on soon after the application takes).
+//! - **Departures.** A remote writer disposed in SEDP or lost with its participant's lease is
+//!   detached (SUBSCRIPTION_MATCHED and LIVELINESS_CHANGED change as on the UDP path); once its
+//!   participant is gone and its process is dead, its segments are removed.
+//!
+//! Lock order: the discovery and map locks of [`Network`], then `sources`, then a reader's history.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::send::Outbox;
+use super::{lock, read, Network};
+use crate::error::{Error, ErrorKind, Result};
+use crate::qos::{Durability, Qos};
+use crate::rtps::{Delivery, MatchedReader, SampleMeta};
+use crate::runtime::events::run_listeners;
+use crate::runtime::reader::ReaderShared;
+use crate::runtime::status::SAMPLE_LOST;
+use crate::runtime::writer::{WriterShared, KEEP_ALL_MAX_SAMPLES};
+use crate::transport::shm::doorbell::Doorbell;
+use crate::transport::shm::ring::{ReaderCursor, RingView, SampleDesc};
+use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
+use crate::transport::shm::writer::{bump, Bells, Counters, ShmWriter};
+use crate::transport::shm::{self as shm, SharedMemoryConfig};
+use crate::wire::{Guid, GuidPrefix, VENDOR_ID_HDDS};
+
+/// How long the reader thread sleeps at most with nothing to do (it also notices a stop request).
+const IDLE_WAIT: Duration = Duration::from_millis(100);
+/// How long it sleeps at most while a KEEP_ALL reader's full queue holds a ring back.
+const BACKLOG_WAIT: Duration = Duration::from_millis(1);
+
+/// One local reader attached to one remote writer's ring.
+struct Source {
+    reader: Arc<ReaderShared>,
+    writer: Guid,
+    view: Arc<RingView>,
+    /// `None` until the writer has matched the reader too (or after it detached it).
+    cursor: Option<ReaderCursor>,
+}
+
+/// A participant's shared-memory state.
+pub(crate) struct ShmPort {
+    pub(crate) cfg: SharedMemoryConfig,
+    doorbell: Doorbell,
+    bells: Arc<Bells>,
+    pub(crate) counters: Arc<Counters>,
+    sources: Mutex<Vec<Source>>,
+    stop: AtomicBool,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl ShmPort {
+    /// Removes this user's stale segments, creates the participant's doorbell and starts its
+    /// reader thread.
+    pub(crate) fn start(participant: Guid, cfg: SharedMemoryConfig, thread_name: String) -> Result<Arc<ShmPort>> {
+        let counters = Arc::new(Counters::default());
+        bump(&counters.segments_reclaimed, segment::reclaim_stale(NAME_PREFIX) as u64);
+        let port = Arc::new(ShmPort {
+            cfg,
+            doorbell: Doorbell::create(participant)?,
+            bells: Arc::default(),
+            counters,
+            sources: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+            thread: Mutex::new(None),
+        });
+        let p = Arc::clone(&port);
+        match std::thread::Builder::new().name(thread_name).spawn(move || p.run()) {
+            Ok(h) => *lock(&port.thread) = Some(h),
+            Err(e) => {
+                port.doorbell.unlink();
+                return Err(Error::new(ErrorKind::Io, format!("could not start the shared-memory thread: {e}")));
+            }
+        }
+        Ok(port)
+    }
+
+    /// Stops the thread, lets go of every ring and removes the doorbell. Idempotent.
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        self.doorbell.ring();
+        if let Some(h) = lock(&self.thread).take() {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        lock(&self.sources).clear();
+        self.doorbell.unlink();
+    }
+
+    fn run(self: Arc<Self>) {
+        while !self.stop.load(Ordering::Acquire) {
+            let seen = self.doorbell.current();
+            let backlog = self.drain();
+            run_listeners();
+            self.doorbell.wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
+        }
+    }
+
+    /// Moves what every attached ring holds into the readers' histories; true while a KEEP_ALL
+    /// reader's full queue holds a ring back.
+    fn drain(&self) -> bool {
+        let mut backlog = false;
+        let mut sources = lock(&self.sources);
+        for s in sources.iter_mut() {
+            let cur = match &mut s.cursor {
+                Some(c) => c,
+                None => match s.view.find_reader(s.reader.guid) {
+                    Some(c) => s.cursor.insert(c),
+                    None => continue,
+                },
+            };
+            // KEEP_ALL: leave samples in the ring once the reader holds KEEP_ALL_MAX_SAMPLES
+            // untaken (DDS's max_samples), so that a reliable KEEP_ALL writer blocks once the ring
+            // is full too, instead of the reader's memory growing without bound.
+            let limit = s.reader.qos.depth().is_none().then_some(KEEP_ALL_MAX_SAMPLES);
+            let mut read = 0;
+            loop {
+                if limit.is_some_and(|l| s.reader.queue_len() >= l) {
+                    backlog = s.view.has_unread(cur);
+                    break;
+                }
+                let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
+                s.reader.deliver_remote(delivery(s.writer, desc, data), crate::time::now());
+                read += 1;
+            }
+            if read > 0 {
+                // Once for everything this ring held, as the receive thread does per datagram.
+                s.reader.wake();
+            }
+            bump(&self.counters.samples_read, read);
+            if cur.lost > 0 {
+                bump(&self.counters.samples_lost, cur.lost);
+                let lost = i32::try_from(cur.lost).unwrap_or(i32::MAX);
+                s.reader.events.update(SAMPLE_LOST, |st| st.add_total(lost));
+                cur.lost = 0;
+            }
+            if !s.view.commit(cur) {
+                // The writer detached us (it may match us again: look for a new entry).
+                s.cursor = None;
+            }
+        }
+        backlog
+    }
+
+    /// A ring for local writer `guid`.
+    pub(crate) fn new_writer(&self, guid: Guid, qos: &Qos) -> Result<ShmWriter> {
+        ShmWriter::new(guid, &self.cfg, qos, Arc::clone(&self.bells), Arc::clone(&self.counters))
+    }
+
+    /// Attaches `reader` to remote writer `writer`'s ring; true if it is a new match.
+    fn attach(&self, reader: &Arc<ReaderShared>, writer: Guid) -> Result<bool> {
+        let mut sources = lock(&self.sources);
+        if sources.iter().any(|s| s.writer == writer && Arc::ptr_eq(&s.reader, reader)) {
+            return Ok(false);
+        }
+        let view = match sources.iter().find(|s| s.writer == writer) {
+            Some(s) => Arc::clone(&s.view),
+            None => RingView::open(writer)?,
+        };
+        sources.push(Source { reader: Arc::clone(reader), writer, view, cursor: None });
+        drop(sources);
+        // The writer may have matched us already: look at once.
+        self.doorbell.ring();
+        Ok(true)
+    }
+
+    /// Remote writer `writer` is gone: its readers stop counting it.
+    fn detach_writer(&self, writer: Guid) {
+        let gone: Vec<Source> = {
+            let mut sources = lock(&self.sources);
+            let (gone, kept) = std::mem::take(&mut *sources).into_iter().partition(|s| s.writer == writer);
+            *sources = kept;
+            gone
+        };
+        for s in &gone {
+            s.reader.shm_writers.fetch_sub(1, Ordering::Relaxed);
+            s.reader.writer_matched(-1, true);
+        }
+        if let Some(s) = gone.first() {
+            if s.view.segment().owner().liveness() == Liveness::Dead {
+                s.view.segment().unlink();
+                bump(&self.counters.segments_reclaimed, 1);
+            }
+        }
+    }
+
+    /// Whether `reader` is attached to `writer`'s ring.
+    fn attached(&self, reader: &ReaderShared, writer: Guid) -> bool {
+        lock(&self.sources).iter().any(|s| s.writer == writer && std::ptr::eq(Arc::as_ptr(&s.reader), reader))
+    }
+
+    /// Local reader `reader` is deleted.
+    pub(crate) fn detach_reader(&self, reader: &Arc<ReaderShared>) {
+        lock(&self.sources).retain(|s| !Arc::ptr_eq(&s.reader, reader));
+    }
+
+    /// Participant `prefix` left: forget its doorbell and remove its segments if its process is
+    /// dead (a clean departure removed them already; a live process keeps its own).
+    fn peer_gone(&self, prefix: GuidPrefix) {
+        self.bells.forget(prefix);
+        let n = segment::reclaim_stale(&segment::participant_name_prefix(prefix));
+        bump(&self.counters.segments_reclaimed, n as u64);
+    }
+}
+
+/// A sample read from a ring, as the RTPS machines hand theirs over: one delivery path for both.
+fn delivery(writer: Guid, d: SampleDesc, payload: Arc<[u8]>) -> Delivery {
+    let meta = SampleMeta {
+        source_timestamp: Some(d.source_timestamp),
+        related_sample_identity: d.related,
+        key_hash: d.key_hash,
+        status_info: d.status_info,
+    };
+    Delivery { writer, sn: d.sn, meta, payload }
+}
+
+impl Network {
+    /// Whether participant `prefix` is reached through shared memory: an hdds participant that
+    /// announces our shared-memory locator, and shared memory is on here.
+    pub(crate) fn shm_peer(&self, prefix: GuidPrefix) -> bool {
+        self.shm.is_some()
+            && read(&self.participants)
+                .get(&prefix)
+                .is_some_and(|p| p.data.vendor_id == VENDOR_ID_HDDS && shm::reachable(&p.data.default_unicast_locators))
+    }
+
+    /// Matches local writer `w` with remote reader `r`: through the writer's ring for a same-host
+    /// peer, else through the RTPS machine. Returns the machine's next deadline.
+    pub(crate) fn match_remote_reader(
+        &self,
+        w: &WriterShared,
+        now: Instant,
+        r: MatchedReader,
+        addr: std::net::SocketAddr,
+        out: &mut Outbox,
+    ) -> Option<Instant> {
+        if let (Some(port), Some(sw)) = (&self.shm, &w.shm) {
+            if self.shm_peer(r.guid.prefix) {
+                match sw.match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
+                    Ok(true) => w.reader_matched(1),
+                    Ok(false) => {}
+                    Err(_) => bump(&port.counters.attach_failures, 1),
+                }
+                return None;
+            }
+        }
+        w.net_match_reader(now, r, addr, out)
+    }
+
+    /// Remote reader `reader` no longer matches local writer `w` (on whichever path it had).
+    pub(crate) fn unmatch_remote_reader(&self, w: &WriterShared, reader: Guid) {
+        if w.shm.as_ref().is_some_and(|sw| sw.unmatch_reader(reader)) {
+            w.reader_matched(-1);
+        }
+        w.net_unmatch_reader(reader);
+    }
+
+    /// Attaches local reader `r` to remote writer `writer` if their participants share memory;
+    /// false when the UDP path must be used.
+    pub(crate) fn shm_attach(&self, r: &Arc<ReaderShared>, writer: Guid) -> bool {
+        let Some(port) = &self.shm else { return false };
+        if !self.shm_peer(writer.prefix) {
+            return false;
+        }
+        match port.attach(r, writer) {
+            Ok(true) => {
+                r.shm_writers.fetch_add(1, Ordering::Relaxed);
+                r.writer_matched(1, true);
+            }
+            Ok(false) => {}
+            Err(_) => bump(&port.counters.attach_failures, 1),
+        }
+        true
+    }
+
+    /// Whether local reader `r` gets `writer`'s samples through shared memory.
+    pub(crate) fn shm_attached(&self, r: &ReaderShared, writer: Guid) -> bool {
+        self.shm.as_ref().is_some_and(|p| p.attached(r, writer))
+    }
+
+    /// Remote writer `writer` is gone (disposed, or its participant lost).
+    pub(crate) fn shm_detach_writer(&self, writer: Guid) {
+        if let Some(port) = &self.shm {
+            port.detach_writer(writer);
+        }
+    }
+
+    /// Remote participant `prefix` is gone: its leftovers are removed if its process is dead.
+    pub(crate) fn shm_peer_gone(&self, prefix: GuidPrefix) {
+        if let Some(port) = &self.shm {
+            port.peer_gone(prefix);
+        }
+    }
+}

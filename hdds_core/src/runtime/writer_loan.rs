@@ -1,0 +1,110 @@
+//! Loaned samples: a writer lends a buffer, the caller fills it in place and publishes it. When
+//! same-host readers will get the sample, the buffer is the next slot of the writer's
+//! shared-memory ring, so the payload is written once and never copied on the way to them.
+
+use std::time::Instant;
+
+use super::super::instances::WriteChange;
+use super::super::sample::WriteOptions;
+use super::Writer;
+use crate::error::Result;
+
+/// A sample buffer lent by [`Writer::loan`]: fill it, then [`WriterLoan::publish`]. Dropping it
+/// unpublished gives the buffer back.
+pub struct WriterLoan<'a> {
+    writer: &'a Writer,
+    buf: Buf,
+    published: bool,
+}
+
+enum Buf {
+    /// Bytes of the writer's ring, lent to this loan alone.
+    Ring {
+        ptr: *mut u8,
+        len: usize,
+    },
+    Heap(Vec<u8>),
+}
+
+impl Writer {
+    /// Lends a zeroed buffer of `len` bytes for the next sample: a slot of the writer's
+    /// shared-memory ring when same-host readers (or a TRANSIENT_LOCAL history) will get it, else
+    /// ordinary memory. One loan at a time: writing or borrowing again while it is outstanding
+    /// fails with [`crate::error::ErrorKind::BadArgument`]. A reliable KEEP_ALL writer waits for
+    /// room up to max_blocking_time, as a write does.
+    pub fn loan(&self, len: usize) -> Result<WriterLoan<'_>> {
+        let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+        let lent = match &self.shared.shm {
+            Some(shm) => shm.lend(len, deadline)?,
+            None => None,
+        };
+        let buf = match lent {
+            Some(l) => {
+                // SAFETY: the ring lent these `len` bytes (inside its committed arena) to us alone
+                // until publish_lent or give_back; no reader looks at them before they are
+                // published. Zeroed so the caller never sees an older sample's bytes.
+                unsafe { std::ptr::write_bytes(l.ptr, 0, l.len) };
+                Buf::Ring { ptr: l.ptr, len: l.len }
+            }
+            None => Buf::Heap(vec![0; len]),
+        };
+        Ok(WriterLoan { writer: self, buf, published: false })
+    }
+}
+
+impl WriterLoan<'_> {
+    /// The buffer to fill (the serialized sample, encapsulation header included).
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        match &mut self.buf {
+            // SAFETY: the ring lent these bytes to this loan alone (see Writer::loan); the mapping
+            // lives as long as the writer, which this loan borrows; `&mut self` makes this the only
+            // reference for its lifetime.
+            Buf::Ring { ptr, len } => unsafe { std::slice::from_raw_parts_mut(*ptr, *len) },
+            Buf::Heap(v) => v,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.buf {
+            Buf::Ring { len, .. } => *len,
+            Buf::Heap(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the buffer lies in the writer's shared-memory ring (zero copy to same-host readers).
+    pub fn in_shared_memory(&self) -> bool {
+        matches!(self.buf, Buf::Ring { .. })
+    }
+
+    /// Publishes the filled buffer as [`Writer::write`] would; returns its sequence number.
+    pub fn publish(self) -> Result<i64> {
+        self.publish_with(&WriteOptions::default())
+    }
+
+    /// [`WriterLoan::publish`] with [`WriteOptions`], as [`Writer::write_with`]. On an error the
+    /// buffer goes back to the writer.
+    pub fn publish_with(mut self, options: &WriteOptions) -> Result<i64> {
+        let r = match &self.buf {
+            Buf::Ring { ptr, len } => {
+                // SAFETY: as in as_mut_slice; shared for the duration of the write only.
+                let bytes = unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) };
+                self.writer.write_inner(bytes, options, WriteChange::default(), true)
+            }
+            Buf::Heap(v) => self.writer.write_inner(v, options, WriteChange::default(), false),
+        };
+        self.published = r.is_ok();
+        r
+    }
+}
+
+impl Drop for WriterLoan<'_> {
+    fn drop(&mut self) {
+        if let (false, Buf::Ring { .. }, Some(shm)) = (self.published, &self.buf, &self.writer.shared.shm) {
+            shm.give_back();
+        }
+    }
+}

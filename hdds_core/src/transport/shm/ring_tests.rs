@@ -1,0 +1,358 @@
+//! Tests of the ring: wrap-around, history behaviours, concurrent use, hostile memory.
+
+use super::*;
+use crate::wire::EntityId;
+
+fn guid(n: u8) -> Guid {
+    Guid::new(super::super::test_prefix(), EntityId([0, 0, n, 0x03]))
+}
+
+fn reader_guid(n: u8) -> Guid {
+    Guid::new(super::super::test_prefix(), EntityId([0, 1, n, 0x04]))
+}
+
+fn cfg(slots: usize, arena: usize, blocking: bool) -> RingConfig {
+    RingConfig { slots, max_readers: 4, arena_bytes: arena, blocking, keep: 0 }
+}
+
+fn desc(sn: i64) -> SampleDesc {
+    SampleDesc { sn, source_timestamp: sn * 10, ..SampleDesc::default() }
+}
+
+struct Fixture {
+    w: RingWriter,
+    r: Arc<RingView>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.w.close();
+    }
+}
+
+fn fixture(n: u8, c: RingConfig) -> Fixture {
+    let g = guid(n);
+    let w = RingWriter::create(g, c).unwrap();
+    let r = RingView::open(g).unwrap();
+    Fixture { w, r }
+}
+
+fn drain(r: &RingView, cur: &mut ReaderCursor, me: Guid) -> Vec<(i64, Vec<u8>)> {
+    let mut out = Vec::new();
+    while let Some((d, data)) = r.read_next(cur, me) {
+        out.push((d.sn, data.to_vec()));
+    }
+    assert!(r.commit(cur));
+    out
+}
+
+#[test]
+fn samples_wrap_around_slots_and_arena_in_order() {
+    let f = fixture(10, cfg(4, 8192, true));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let mut sn = 0;
+    // Many more samples than slots, of sizes that wrap the arena at odd places.
+    for round in 0..50 {
+        let mut expect = Vec::new();
+        for k in 0..3 {
+            sn += 1;
+            let payload = vec![(sn % 251) as u8; 100 + (round * 37 + k * 500) % 2500];
+            f.w.publish(&desc(sn), &payload, None).unwrap();
+            expect.push((sn, payload));
+        }
+        assert_eq!(drain(&f.r, &mut cur, me), expect);
+        assert_eq!(cur.lost, 0);
+    }
+    assert!(f.w.all_read());
+}
+
+#[test]
+fn keep_all_blocks_until_the_deadline_then_times_out() {
+    let f = fixture(11, cfg(4, 1 << 16, true));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    for sn in 1..=4 {
+        f.w.publish(&desc(sn), b"x", None).unwrap();
+    }
+    let t = Instant::now();
+    let e = f.w.publish(&desc(5), b"x", Some(Instant::now() + Duration::from_millis(50))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    assert!(t.elapsed() >= Duration::from_millis(45), "{:?}", t.elapsed());
+    // Nothing was lost or replaced: the reader gets all four, then the writer goes on.
+    let mut cur = f.r.find_reader(me).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me).len(), 4);
+    f.w.publish(&desc(5), b"x", Some(Instant::now() + Duration::from_millis(50))).unwrap();
+    // A best-effort reader never holds a blocking writer back.
+    let be = reader_guid(2);
+    f.w.add_reader(be, false, false).unwrap();
+    for sn in 6..=20 {
+        f.w.publish(&desc(sn), b"y", Some(Instant::now() + Duration::from_millis(50))).unwrap();
+        drain(&f.r, &mut cur, me);
+    }
+    let mut bcur = f.r.find_reader(be).unwrap();
+    let got = drain(&f.r, &mut bcur, be);
+    assert_eq!(got.first().map(|g| g.0), Some(17), "the last 4 of 6..=20 are left");
+    assert_eq!(bcur.lost, 11);
+}
+
+#[test]
+fn a_blocked_writer_goes_on_as_soon_as_the_reader_takes() {
+    let f = fixture(12, cfg(2, 1 << 16, true));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    f.w.publish(&desc(1), b"a", None).unwrap();
+    f.w.publish(&desc(2), b"b", None).unwrap();
+    let r = Arc::clone(&f.r);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        let mut cur = r.find_reader(me).unwrap();
+        let first = r.read_next(&mut cur, me).map(|s| s.0.sn);
+        assert!(r.commit(&mut cur));
+        first
+    });
+    let start = Instant::now();
+    f.w.publish(&desc(3), b"c", Some(Instant::now() + Duration::from_secs(5))).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert_eq!(t.join().unwrap(), Some(1));
+}
+
+#[test]
+fn keep_last_replaces_the_oldest_unread_samples() {
+    let f = fixture(13, cfg(4, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    for sn in 1..=10 {
+        f.w.publish(&desc(sn), &[sn as u8; 10], Some(Instant::now())).unwrap();
+    }
+    let mut cur = f.r.find_reader(me).unwrap();
+    let got = drain(&f.r, &mut cur, me);
+    assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), vec![7, 8, 9, 10]);
+    assert_eq!(got[0].1, vec![7u8; 10]);
+    assert_eq!(cur.lost, 6);
+}
+
+#[test]
+fn a_big_sample_evicts_as_many_small_ones_as_it_needs() {
+    let f = fixture(14, cfg(8, 64 * 1024, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    for sn in 1..=6 {
+        f.w.publish(&desc(sn), &[1u8; 10_000], None).unwrap();
+    }
+    let big = vec![7u8; 60 * 1024];
+    f.w.publish(&desc(7), &big, None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let got = drain(&f.r, &mut cur, me);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, big);
+    let e = f.w.publish(&desc(8), &vec![0u8; 65 * 1024], None).unwrap_err();
+    assert!(e.message().contains("arena_bytes"), "{e}");
+}
+
+#[test]
+fn the_arena_is_reused_from_its_start() {
+    // A large virtual arena: a writer whose reader keeps up commits only what one sample needs.
+    let f = fixture(15, cfg(16, 256 << 20, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    for sn in 1..=200 {
+        f.w.publish(&desc(sn), &[3u8; 3000], None).unwrap();
+        assert_eq!(drain(&f.r, &mut cur, me).len(), 1);
+    }
+    assert_eq!(f.w.committed(), COMMIT_STEP);
+}
+
+#[test]
+fn directed_samples_reach_their_reader_only() {
+    let f = fixture(16, cfg(8, 1 << 16, false));
+    let (a, b) = (reader_guid(1), reader_guid(2));
+    f.w.add_reader(a, true, false).unwrap();
+    f.w.add_reader(b, true, false).unwrap();
+    f.w.publish(&desc(1), b"all", None).unwrap();
+    f.w.publish(&SampleDesc { directed_to: Some(b), ..desc(2) }, b"b only", None).unwrap();
+    f.w.publish(&desc(3), b"all", None).unwrap();
+    let mut ca = f.r.find_reader(a).unwrap();
+    let mut cb = f.r.find_reader(b).unwrap();
+    assert_eq!(drain(&f.r, &mut ca, a).iter().map(|g| g.0).collect::<Vec<_>>(), vec![1, 3]);
+    assert_eq!(drain(&f.r, &mut cb, b).iter().map(|g| g.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(ca.lost + cb.lost, 0);
+}
+
+#[test]
+fn metadata_travels_with_the_payload() {
+    let f = fixture(17, cfg(4, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    let d = SampleDesc {
+        sn: 42,
+        source_timestamp: -5,
+        related: Some(SampleIdentity { writer: guid(99), sn: 7 }),
+        directed_to: Some(me),
+        key_hash: Some([9; 16]),
+        status_info: 3,
+    };
+    f.w.publish(&d, b"", None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let (got, data) = f.r.read_next(&mut cur, me).unwrap();
+    assert_eq!(got, d);
+    assert!(data.is_empty());
+}
+
+#[test]
+fn late_joiners_start_at_the_kept_samples() {
+    let f = fixture(18, RingConfig { keep: 3, ..cfg(8, 1 << 16, false) });
+    for sn in 1..=5 {
+        f.w.publish(&desc(sn), b"h", None).unwrap();
+    }
+    let (late, now) = (reader_guid(1), reader_guid(2));
+    f.w.add_reader(late, true, true).unwrap();
+    f.w.add_reader(now, true, false).unwrap();
+    f.w.publish(&desc(6), b"h", None).unwrap();
+    let mut cl = f.r.find_reader(late).unwrap();
+    let mut cn = f.r.find_reader(now).unwrap();
+    assert_eq!(drain(&f.r, &mut cl, late).iter().map(|g| g.0).collect::<Vec<_>>(), vec![3, 4, 5, 6]);
+    assert_eq!(drain(&f.r, &mut cn, now).iter().map(|g| g.0).collect::<Vec<_>>(), vec![6]);
+}
+
+#[test]
+fn a_removed_reader_is_told_and_its_entry_reused() {
+    let f = fixture(19, RingConfig { max_readers: 1, ..cfg(4, 1 << 16, true) });
+    let (a, b) = (reader_guid(1), reader_guid(2));
+    f.w.add_reader(a, true, false).unwrap();
+    assert_eq!(f.w.add_reader(b, true, false).unwrap_err().kind(), ErrorKind::OutOfResources);
+    let mut ca = f.r.find_reader(a).unwrap();
+    f.w.publish(&desc(1), b"1", None).unwrap();
+    assert!(f.w.remove_reader(a));
+    f.w.add_reader(b, true, false).unwrap();
+    assert!(f.r.read_next(&mut ca, a).is_some());
+    assert!(!f.r.commit(&mut ca), "the entry now belongs to b");
+    assert!(f.r.find_reader(a).is_none());
+    assert!(f.r.find_reader(b).is_some());
+}
+
+#[test]
+fn garbage_in_the_shared_memory_is_never_trusted() {
+    let f = fixture(20, cfg(4, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    f.w.publish(&desc(1), b"ok", None).unwrap();
+    f.w.publish(&desc(2), b"bad", None).unwrap();
+    // Another process scribbles an impossible length into the second descriptor.
+    f.r.slot(1).len.store(u64::MAX - 3, Ordering::Relaxed);
+    let mut cur = f.r.find_reader(me).unwrap();
+    let got = drain(&f.r, &mut cur, me);
+    assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), vec![1]);
+    assert_eq!(cur.lost, 1);
+    // And a header that does not describe the file is refused at attach time.
+    f.r.header().slots.store(1 << 40, Ordering::Relaxed);
+    assert!(RingView::open(guid(20)).is_err());
+}
+
+#[test]
+fn a_sample_replaced_while_it_is_copied_is_thrown_away() {
+    let f = fixture(23, cfg(2, 8192, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    f.w.publish(&desc(1), &[1u8; 4000], None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    // While the reader copies sample 1, the writer replaces it (its bytes are reused).
+    let mut sn = 1;
+    let got = f.r.read_next_racing(&mut cur, me, || {
+        if sn == 1 {
+            for _ in 0..2 {
+                sn += 1;
+                f.w.publish(&desc(sn), &[sn as u8; 4000], None).unwrap();
+            }
+        }
+    });
+    assert_eq!(got.map(|g| g.0.sn), Some(2), "sample 1 is dropped, not handed out torn");
+    assert_eq!(cur.lost, 1);
+}
+
+#[test]
+fn concurrent_writer_and_reader_lose_nothing_with_keep_all() {
+    let f = fixture(21, cfg(8, 1 << 16, true));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    let r = Arc::clone(&f.r);
+    const N: i64 = 20_000;
+    let t = std::thread::spawn(move || {
+        let mut cur = r.find_reader(me).unwrap();
+        let mut next = 1;
+        let end = Instant::now() + Duration::from_secs(20);
+        while next <= N && Instant::now() < end {
+            while let Some((d, data)) = r.read_next(&mut cur, me) {
+                assert_eq!(d.sn, next);
+                let n = (d.sn % 1000) as usize + 1;
+                assert_eq!(data.len(), n);
+                assert!(data.iter().all(|b| *b == d.sn as u8));
+                next += 1;
+            }
+            assert!(r.commit(&mut cur));
+            std::hint::spin_loop();
+        }
+        (next, cur.lost)
+    });
+    for sn in 1..=N {
+        let payload = vec![sn as u8; (sn % 1000) as usize + 1];
+        f.w.publish(&desc(sn), &payload, Some(Instant::now() + Duration::from_secs(10))).unwrap();
+    }
+    assert_eq!(t.join().unwrap(), (N + 1, 0));
+}
+
+#[test]
+fn concurrent_keep_last_readers_see_whole_samples_or_count_them_lost() {
+    let f = fixture(22, cfg(4, 16 * 1024, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, false, false).unwrap();
+    let r = Arc::clone(&f.r);
+    const N: i64 = 20_000;
+    let t = std::thread::spawn(move || {
+        let mut cur = r.find_reader(me).unwrap();
+        let (mut got, mut last) = (0u64, 0i64);
+        let end = Instant::now() + Duration::from_secs(20);
+        while last < N && Instant::now() < end {
+            while let Some((d, data)) = r.read_next(&mut cur, me) {
+                assert!(d.sn > last, "in order");
+                assert!(data.iter().all(|b| *b == d.sn as u8), "a torn copy was delivered");
+                last = d.sn;
+                got += 1;
+            }
+            r.commit(&mut cur);
+        }
+        (got, cur.lost, last)
+    });
+    for sn in 1..=N {
+        f.w.publish(&desc(sn), &vec![sn as u8; 3000], None).unwrap();
+    }
+    let (got, lost, last) = t.join().unwrap();
+    assert_eq!(last, N);
+    assert_eq!(got + lost, N as u64);
+}
+
+#[test]
+fn a_lent_slot_is_filled_in_place_then_published_or_given_back() {
+    let f = fixture(24, cfg(4, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true, false).unwrap();
+    f.w.publish(&desc(1), b"before", None).unwrap();
+    let lent = f.w.reserve(5, None).unwrap();
+    // SAFETY (test): the ring lent these 5 bytes to us.
+    unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), lent.ptr, 5) };
+    // Nothing else is published while the loan is out, and readers see nothing of it yet.
+    assert_eq!(f.w.publish(&desc(9), b"x", None).unwrap_err().kind(), ErrorKind::BadArgument);
+    assert!(f.w.reserve(1, None).is_err());
+    let mut cur = f.r.find_reader(me).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(1, b"before".to_vec())]);
+    f.w.publish_lent(&desc(2), 5);
+    f.w.publish(&desc(3), b"after", None).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(2, b"hello".to_vec()), (3, b"after".to_vec())]);
+    // Given back unpublished: the bytes are free, nothing is published.
+    let _ = f.w.reserve(100, None).unwrap();
+    f.w.give_back();
+    f.w.publish(&desc(4), b"next", None).unwrap();
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(4, b"next".to_vec())]);
+}

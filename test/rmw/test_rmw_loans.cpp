@@ -1,0 +1,330 @@
+// Copyright 2026 The rmw_hdds authors. Apache-2.0.
+//
+// Message loans through the rmw API: offered for fixed-size types only, borrowed messages are
+// initialized, published loans arrive (to loaned and plain takes alike), taken loans carry the
+// message and its info, and every misuse fails with its documented code and a message. Loans
+// still out when their entity goes are freed (the ASan run of this test checks it).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "rmw/error_handling.h"
+#include "rmw/rmw.h"
+#include "rmw_test_fixtures.hpp"
+#include "rosidl_typesupport_cpp/message_type_support.hpp"
+#include "test_msgs/msg/basic_types.h"
+#include "test_msgs/msg/basic_types.hpp"
+#include "test_msgs/msg/bounded_plain_sequences.h"
+#include "test_msgs/msg/defaults.h"
+#include "test_msgs/msg/defaults.hpp"
+#include "test_msgs/msg/nested.h"
+#include "test_msgs/msg/strings.h"
+
+using rmw_test::take_error;
+using rmw_test::wait_until;
+
+namespace
+{
+const rosidl_message_type_support_t * basic_types_ts()
+{
+  return ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, BasicTypes);
+}
+
+rmw_publisher_t * make_pub(
+  rmw_node_t * node, const char * topic, const rosidl_message_type_support_t * ts)
+{
+  rmw_publisher_options_t options = rmw_get_default_publisher_options();
+  return rmw_create_publisher(node, ts, topic, &rmw_qos_profile_default, &options);
+}
+
+rmw_subscription_t * make_sub(
+  rmw_node_t * node, const char * topic, const rosidl_message_type_support_t * ts)
+{
+  rmw_subscription_options_t options = rmw_get_default_subscription_options();
+  return rmw_create_subscription(node, ts, topic, &rmw_qos_profile_default, &options);
+}
+
+bool matched(const rmw_publisher_t * pub)
+{
+  size_t count = 0;
+  return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK && count == 1;
+}
+
+// Takes one loaned message within 5 s; nullptr if none came.
+void * take_loan(rmw_subscription_t * sub, rmw_message_info_t * info)
+{
+  void * loan = nullptr;
+  wait_until(
+    [&]() {
+      bool taken = false;
+      EXPECT_EQ(
+        RMW_RET_OK,
+        rmw_take_loaned_message_with_info(sub, &loan, &taken, info, nullptr)) << take_error();
+      EXPECT_EQ(taken, loan != nullptr);
+      return taken;
+    });
+  return loan;
+}
+
+class Loans : public ::testing::Test
+{
+protected:
+  void SetUp() override {ASSERT_TRUE(ctx_.ok());}
+
+  rmw_test::Context ctx_;
+  rmw_test::Node node_{ctx_, "loans"};
+};
+}  // namespace
+
+TEST_F(Loans, OfferedForFixedSizeTypesOnly)
+{
+  struct Case
+  {
+    const rosidl_message_type_support_t * ts;
+    bool fixed;
+  };
+  const Case cases[] = {
+    {basic_types_ts(), true},
+    {ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, Nested), true},
+    {rosidl_typesupport_cpp::get_message_type_support_handle<test_msgs::msg::Defaults>(), true},
+    {ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, Strings), false},
+    {ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, BoundedPlainSequences), false},
+  };
+  for (const Case & c : cases) {
+    rmw_publisher_t * pub = make_pub(node_.get(), "/loan_kinds", c.ts);
+    ASSERT_NE(nullptr, pub) << take_error();
+    rmw_subscription_t * sub = make_sub(node_.get(), "/loan_kinds", c.ts);
+    ASSERT_NE(nullptr, sub) << take_error();
+    EXPECT_EQ(c.fixed, pub->can_loan_messages);
+    EXPECT_EQ(c.fixed, sub->can_loan_messages);
+    if (!c.fixed) {
+      void * msg = nullptr;
+      EXPECT_EQ(RMW_RET_UNSUPPORTED, rmw_borrow_loaned_message(pub, c.ts, &msg));
+      EXPECT_NE(std::string::npos, take_error().find("rmw_publish"));
+      EXPECT_EQ(nullptr, msg);
+      bool taken = true;
+      EXPECT_EQ(RMW_RET_UNSUPPORTED, rmw_take_loaned_message(sub, &msg, &taken, nullptr));
+      EXPECT_NE(std::string::npos, take_error().find("rmw_take"));
+      EXPECT_EQ(nullptr, msg);
+    }
+    EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), sub)) << take_error();
+    EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+  }
+}
+
+TEST_F(Loans, BorrowedMessagesAreInitializedC)
+{
+  // C: the init function ran (the .msg defaults are set) ...
+  const rosidl_message_type_support_t * defaults_ts =
+    ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, Defaults);
+  rmw_publisher_t * pub = make_pub(node_.get(), "/loan_init_c", defaults_ts);
+  ASSERT_NE(nullptr, pub) << take_error();
+  void * msg = nullptr;
+  ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, defaults_ts, &msg)) << take_error();
+  ASSERT_NE(nullptr, msg);
+  auto * defaults = static_cast<test_msgs__msg__Defaults *>(msg);
+  EXPECT_TRUE(defaults->bool_value);
+  EXPECT_EQ(-30000, defaults->int32_value);
+  EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_publisher(pub, msg)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+
+  // ... and fields without a default, which the C init function leaves alone, are zero.
+  const rosidl_message_type_support_t * nested_ts =
+    ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, Nested);
+  pub = make_pub(node_.get(), "/loan_init_c", nested_ts);
+  ASSERT_NE(nullptr, pub) << take_error();
+  for (int i = 0; i < 10; ++i) {  // a fresh block or a reused one: zero either way
+    msg = nullptr;
+    ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, nested_ts, &msg)) << take_error();
+    auto * nested = static_cast<test_msgs__msg__Nested *>(msg);
+    EXPECT_EQ(0, nested->basic_types_value.int64_value);
+    EXPECT_EQ(0.0, nested->basic_types_value.float64_value);
+    EXPECT_FALSE(nested->basic_types_value.bool_value);
+    nested->basic_types_value.int64_value = -1;  // what a reused block would carry
+    nested->basic_types_value.float64_value = 3.5;
+    EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_publisher(pub, msg)) << take_error();
+  }
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+}
+
+TEST_F(Loans, BorrowedMessagesAreConstructedCpp)
+{
+  // C++: the constructor ran, with the .msg defaults.
+  const rosidl_message_type_support_t * ts =
+    rosidl_typesupport_cpp::get_message_type_support_handle<test_msgs::msg::Defaults>();
+  rmw_publisher_t * pub = make_pub(node_.get(), "/loan_init_cpp", ts);
+  ASSERT_NE(nullptr, pub) << take_error();
+  rmw_subscription_t * sub = make_sub(node_.get(), "/loan_init_cpp", ts);
+  ASSERT_NE(nullptr, sub) << take_error();
+  ASSERT_TRUE(wait_until([&]() {return matched(pub);}));
+
+  void * msg = nullptr;
+  ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, ts, &msg)) << take_error();
+  auto * defaults = static_cast<test_msgs::msg::Defaults *>(msg);
+  EXPECT_TRUE(defaults->bool_value);
+  EXPECT_EQ(-30000, defaults->int32_value);
+  EXPECT_EQ(50000000u, defaults->uint64_value);
+  defaults->int32_value = 7;
+  ASSERT_EQ(RMW_RET_OK, rmw_publish_loaned_message(pub, msg, nullptr)) << take_error();
+
+  rmw_message_info_t info = rmw_get_zero_initialized_message_info();
+  void * loan = take_loan(sub, &info);
+  ASSERT_NE(nullptr, loan);
+  auto * got = static_cast<test_msgs::msg::Defaults *>(loan);
+  EXPECT_EQ(7, got->int32_value);
+  EXPECT_EQ(1.125f, got->float32_value);
+  EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_subscription(sub, loan)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), sub)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+}
+
+TEST_F(Loans, PublishedLoansReachLoanedAndPlainTakes)
+{
+  rmw_publisher_t * pub = make_pub(node_.get(), "/loan_round_trip", basic_types_ts());
+  ASSERT_NE(nullptr, pub) << take_error();
+  rmw_subscription_t * loaning = make_sub(node_.get(), "/loan_round_trip", basic_types_ts());
+  ASSERT_NE(nullptr, loaning) << take_error();
+  rmw_subscription_t * plain = make_sub(node_.get(), "/loan_round_trip", basic_types_ts());
+  ASSERT_NE(nullptr, plain) << take_error();
+  ASSERT_TRUE(
+    wait_until(
+      [&]() {
+        size_t count = 0;
+        return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK &&
+        count == 2;
+      }));
+
+  // A loan, published.
+  void * msg = nullptr;
+  ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, basic_types_ts(), &msg)) << take_error();
+  auto * out = static_cast<test_msgs__msg__BasicTypes *>(msg);
+  out->int32_value = -424242;
+  out->uint64_value = 0xfedcba9876543210ull;
+  out->bool_value = true;
+  ASSERT_EQ(RMW_RET_OK, rmw_publish_loaned_message(pub, msg, nullptr)) << take_error();
+  // A plain message, published.
+  test_msgs__msg__BasicTypes plain_out{};
+  ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&plain_out));
+  plain_out.int32_value = 99;
+  ASSERT_EQ(RMW_RET_OK, rmw_publish(pub, &plain_out, nullptr)) << take_error();
+
+  rmw_message_info_t info = rmw_get_zero_initialized_message_info();
+  void * first = take_loan(loaning, &info);
+  ASSERT_NE(nullptr, first);
+  auto * in = static_cast<test_msgs__msg__BasicTypes *>(first);
+  EXPECT_EQ(-424242, in->int32_value);
+  EXPECT_EQ(0xfedcba9876543210ull, in->uint64_value);
+  EXPECT_TRUE(in->bool_value);
+  EXPECT_TRUE(info.from_intra_process);
+  EXPECT_NE(0, info.source_timestamp);
+  rmw_gid_t gid;
+  ASSERT_EQ(RMW_RET_OK, rmw_get_gid_for_publisher(pub, &gid)) << take_error();
+  bool same = false;
+  ASSERT_EQ(RMW_RET_OK, rmw_compare_gids_equal(&gid, &info.publisher_gid, &same));
+  EXPECT_TRUE(same);
+  void * second = nullptr;
+  bool taken = false;
+  // Without info; two loans out at once.
+  ASSERT_TRUE(
+    wait_until(
+      [&]() {
+        EXPECT_EQ(RMW_RET_OK, rmw_take_loaned_message(loaning, &second, &taken, nullptr));
+        return taken;
+      }));
+  EXPECT_EQ(99, static_cast<test_msgs__msg__BasicTypes *>(second)->int32_value);
+  EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_subscription(loaning, first));
+  EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_subscription(loaning, second));
+  // Returned twice: no longer a loan.
+  EXPECT_EQ(RMW_RET_ERROR, rmw_return_loaned_message_from_subscription(loaning, second));
+  EXPECT_NE(std::string::npos, take_error().find("not loaned"));
+
+  test_msgs__msg__BasicTypes plain_in{};
+  ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&plain_in));
+  ASSERT_TRUE(
+    wait_until(
+      [&]() {
+        EXPECT_EQ(RMW_RET_OK, rmw_take(plain, &plain_in, &taken, nullptr));
+        return taken;
+      }));
+  EXPECT_EQ(-424242, plain_in.int32_value);
+
+  // Nothing left: OK, not taken, the pointer untouched.
+  void * none = nullptr;
+  EXPECT_EQ(RMW_RET_OK, rmw_take_loaned_message(loaning, &none, &taken, nullptr));
+  EXPECT_FALSE(taken);
+  EXPECT_EQ(nullptr, none);
+
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), plain)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), loaning)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+}
+
+TEST_F(Loans, MisuseFailsWithItsCodeAndAMessage)
+{
+  rmw_publisher_t * pub = make_pub(node_.get(), "/loan_misuse", basic_types_ts());
+  ASSERT_NE(nullptr, pub) << take_error();
+  rmw_subscription_t * sub = make_sub(node_.get(), "/loan_misuse", basic_types_ts());
+  ASSERT_NE(nullptr, sub) << take_error();
+
+  // Another type's support.
+  void * msg = nullptr;
+  EXPECT_EQ(
+    RMW_RET_INVALID_ARGUMENT,
+    rmw_borrow_loaned_message(pub, ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, Nested), &msg));
+  EXPECT_NE(std::string::npos, take_error().find("publisher's type support"));
+  EXPECT_EQ(nullptr, msg);
+  // The same message through its C++ type support: another memory layout.
+  EXPECT_EQ(
+    RMW_RET_INVALID_ARGUMENT,
+    rmw_borrow_loaned_message(
+      pub, rosidl_typesupport_cpp::get_message_type_support_handle<test_msgs::msg::BasicTypes>(),
+      &msg));
+  rmw_reset_error();
+  EXPECT_EQ(nullptr, msg);
+
+  // A message that is not a loan: publishing it is refused and leaves it alone.
+  test_msgs__msg__BasicTypes own{};
+  ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&own));
+  EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_publish_loaned_message(pub, &own, nullptr));
+  EXPECT_NE(std::string::npos, take_error().find("rmw_publish"));
+  EXPECT_EQ(RMW_RET_ERROR, rmw_return_loaned_message_from_publisher(pub, &own));
+  EXPECT_NE(std::string::npos, take_error().find("not loaned"));
+  EXPECT_EQ(RMW_RET_ERROR, rmw_return_loaned_message_from_subscription(sub, &own));
+  EXPECT_NE(std::string::npos, take_error().find("not loaned"));
+
+  // A publisher's loan is not the subscription's, nor another publisher's.
+  ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, basic_types_ts(), &msg)) << take_error();
+  EXPECT_EQ(RMW_RET_ERROR, rmw_return_loaned_message_from_subscription(sub, msg));
+  rmw_reset_error();
+  rmw_publisher_t * other = make_pub(node_.get(), "/loan_misuse", basic_types_ts());
+  ASSERT_NE(nullptr, other) << take_error();
+  EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_publish_loaned_message(other, msg, nullptr));
+  rmw_reset_error();
+  // A published loan is no longer one.
+  ASSERT_EQ(RMW_RET_OK, rmw_publish_loaned_message(pub, msg, nullptr)) << take_error();
+  EXPECT_EQ(RMW_RET_ERROR, rmw_return_loaned_message_from_publisher(pub, msg));
+  rmw_reset_error();
+
+  // A non-null *ros_message would leak.
+  void * not_null = &own;
+  EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_borrow_loaned_message(pub, basic_types_ts(), &not_null));
+  EXPECT_NE(std::string::npos, take_error().find("NULL"));
+  bool taken = false;
+  EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_take_loaned_message(sub, &not_null, &taken, nullptr));
+  EXPECT_NE(std::string::npos, take_error().find("NULL"));
+  EXPECT_EQ(&own, not_null);
+
+  // Loans still out when their entities go are freed with them (ASan reports a leak otherwise).
+  void * kept = nullptr;
+  ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, basic_types_ts(), &kept)) << take_error();
+  ASSERT_TRUE(
+    wait_until(
+      [&]() {
+        void * loan = nullptr;
+        EXPECT_EQ(RMW_RET_OK, rmw_take_loaned_message(sub, &loan, &taken, nullptr));
+        return taken;
+      }));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), other)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), sub)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+}
