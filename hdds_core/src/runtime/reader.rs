@@ -49,6 +49,7 @@ pub(crate) struct ReaderShared {
     pub(crate) qos: Qos,
     /// USER_DATA, announced in SEDP.
     pub(crate) user_data: Arc<[u8]>,
+    pub(crate) partition: Vec<String>,
     /// Not matched with the writers of its own participant.
     pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
@@ -103,6 +104,7 @@ impl Reader {
             type_name: type_name.to_owned(),
             qos,
             user_data: Arc::from(&options.user_data[..]),
+            partition: options.partition.clone(),
             ignore_local_participant: options.ignore_local_participant,
             state: Mutex::new(ReaderState { queue: VecDeque::new(), waiters: 0 }),
             data_available: Condvar::new(),

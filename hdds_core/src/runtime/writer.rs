@@ -63,6 +63,7 @@ pub(crate) struct WriterShared {
     pub(crate) qos: Qos,
     /// USER_DATA, announced in SEDP.
     pub(crate) user_data: Arc<[u8]>,
+    pub(crate) partition: Vec<String>,
     state: Mutex<WriterState>,
     /// Signalled when remote readers acknowledge or go away: a blocked KEEP_ALL write, or a wait
     /// for acknowledgments, may go on.
@@ -114,6 +115,7 @@ impl Writer {
             type_name: type_name.to_owned(),
             qos,
             user_data: Arc::from(&options.user_data[..]),
+            partition: options.partition.clone(),
             state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
