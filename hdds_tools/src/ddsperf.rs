@@ -67,6 +67,22 @@ pub fn set_seq(payload: &mut [u8], seq: u32) {
     payload[4..8].copy_from_slice(&seq.to_le_bytes());
 }
 
+/// The key hash of a serialized KeyedSeq (`key_only`: a disposal's payload, the key alone):
+/// its key `keyval` (an unsigned long, at most 16 bytes serialized) is the hash, big-endian and
+/// zero-padded, as RTPS specifies and Cyclone computes. `None` for what is too short to hold it.
+pub fn key_hash(payload: &[u8], key_only: bool) -> Option<[u8; 16]> {
+    let at = if key_only { 4 } else { 8 };
+    let b: [u8; 4] = payload.get(at..at + 4)?.try_into().ok()?;
+    let keyval = match payload.get(..2)? {
+        [0x00, 0x01] => u32::from_le_bytes(b),
+        [0x00, 0x00] => u32::from_be_bytes(b),
+        _ => return None,
+    };
+    let mut h = [0u8; 16];
+    h[..4].copy_from_slice(&keyval.to_be_bytes());
+    Some(h)
+}
+
 /// The partition in which the participant `participant` reads its pongs.
 pub fn pong_partition(participant: Guid) -> String {
     let b = participant.to_bytes();
@@ -106,6 +122,11 @@ mod tests {
         assert_eq!(seq(&[0, 0, 0, 0, 0, 0, 0, 7]), Some(7));
         assert_eq!(seq(&[0, 1, 0]), None);
         assert_eq!(sample(0).len(), 4 + FIXED_SIZE);
+        let mut k = sample(12);
+        k[8..12].copy_from_slice(&0x0102_0304u32.to_le_bytes());
+        assert_eq!(key_hash(&k, false), Some([1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+        assert_eq!(key_hash(&[0, 0, 0, 0, 0, 0, 0, 9], true).map(|h| h[3]), Some(9));
+        assert_eq!(key_hash(&[0, 1, 0, 0], false), None);
     }
 
     #[test]
