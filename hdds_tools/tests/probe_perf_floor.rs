@@ -97,3 +97,41 @@ fn udp_floor_ping_pong() {
     assert!(ok, "{out}");
     assert!(number(&out, "count") > 100.0 && number(&out, "p50_us") > 0.0, "{out}");
 }
+
+/// The ddsperf of Debian's cyclonedds-tools, if installed.
+fn ddsperf() -> Option<&'static str> {
+    let found = Command::new("ddsperf").arg("help").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if !found {
+        eprintln!("SKIPPED: ddsperf is not installed (apt-get install cyclonedds-tools)");
+    }
+    found.then_some("ddsperf")
+}
+
+/// One and the same `ddsperf ping` measures an hdds pong: ddsperf counts it as a peer (no match
+/// error) and prints round trips for it.
+#[test]
+fn ddsperf_ping_measures_an_hdds_pong() {
+    let Some(ddsperf) = ddsperf() else { return };
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/../test/interop/config/cyclonedds_loopback.xml");
+    // ddsperf has no domain tag: a domain of its own, loopback only (also for shared memory: none).
+    let pong = Command::new(PROBE)
+        .args(["pong", "--domain", "153", "--duration", "20", "--no-shm"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("pong starts");
+    let ping = Command::new(ddsperf)
+        .args(["-i", "153", "-D", "3", "ping", "size", "1k"])
+        .env("CYCLONEDDS_URI", format!("file://{config}"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("ddsperf starts");
+    let (ok, out) = finish(ping, Duration::from_secs(15));
+    stop(pong);
+    assert!(ok, "ddsperf ping failed (its exit status counts match errors):\n{out}");
+    let counts: Vec<u64> = out
+        .lines()
+        .filter(|l| l.contains(" size 1024 mean "))
+        .filter_map(|l| l.rsplit("cnt ").next()?.trim().parse().ok())
+        .collect();
+    assert!(counts.iter().sum::<u64>() > 100, "round trips per second {counts:?}:\n{out}");
+}

@@ -3,15 +3,18 @@
 //! hdds_tools::ddsperf), with a live progress line and `--json` for scripts.
 //!
 //! Threads: `pub` writes from the main thread (a reliable KEEP_ALL write waits while the history
-//! is full of unacknowledged samples: that is the flow control); `sub` takes on the main thread
-//! what the engine's receive thread delivered.
+//! is full of unacknowledged samples: that is the flow control); `sub` takes what the engine's
+//! receive thread delivered in the reader's data listener, on that thread (`--mode listener`), or
+//! on the main thread (`--mode waitset`).
 
 use std::io::{IsTerminal, Write as _};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdds_core::qos::{History, Reliability};
-use hdds_core::{NetworkConfig, Qos, Reader, Writer};
+use hdds_core::wire::Guid;
+use hdds_core::{KeyHashFn, NetworkConfig, Qos, Reader, Writer};
 use hdds_tools::ddsperf::{self, Topic};
 use hdds_tools::json::Object;
 use hdds_tools::net::{NET_FLAGS, NET_HELP, NET_OPTIONS};
@@ -23,6 +26,7 @@ hdds-perf: publish/subscribe throughput and latency through the hdds engine (dds
 usage: hdds-perf pub [--size S] [--duration SECS] [--rate HZ] [--keep-last N] [--best-effort] [--json]
                      [--no-batching]
        hdds-perf sub [--duration SECS] [--idle SECS] [--warmup SECS] [--keep-last N] [--best-effort] [--json]
+                     [--mode waitset|listener]
   pub             publish KeyedSeq samples on DDSPerfRDataKS (as `ddsperf pub`)
   sub             receive them and report throughput, losses and write-to-take latency
   --size S        serialized sample size in bytes, at least 12, as ddsperf's `size S` (default 64)
@@ -31,6 +35,8 @@ usage: hdds-perf pub [--size S] [--duration SECS] [--rate HZ] [--keep-last N] [-
   --idle SECS     sub: stop when nothing arrived for this long after the first sample (default 1)
   --warmup SECS   sub: samples of the first SECS after the first one are not counted (default 1)
   --keep-last N   KEEP_LAST N instead of KEEP_ALL (the default, as ddsperf's)
+  --mode M        sub: take on the main thread (waitset) or in the reader's data listener on the
+                  engine's receive thread (listener, the default), as ddsperf's modes
   --timeout SECS  pub: give up when no subscriber matched within SECS (default 10)
   --best-effort   best-effort instead of reliable (topic DDSPerfUDataKS)
   --no-batching   pub: one datagram per sample; by default samples written in a burst share
@@ -38,7 +44,7 @@ usage: hdds-perf pub [--size S] [--duration SECS] [--rate HZ] [--keep-last N] [-
   --json          print the result as one JSON object (the progress line goes to stderr)
 network options:";
 
-const OPTIONS: &[&str] = &["size", "duration", "rate", "idle", "warmup", "keep-last", "timeout"];
+const OPTIONS: &[&str] = &["size", "duration", "rate", "idle", "warmup", "keep-last", "timeout", "mode"];
 const FLAGS: &[&str] = &["json", "best-effort", "no-batching"];
 
 fn main() -> ExitCode {
@@ -66,6 +72,11 @@ fn main() -> ExitCode {
         topic: ddsperf::topic_name(Topic::Data, reliable),
         qos,
         json: args.flag("json"),
+        listener: match args.value("mode", "listener".to_string()).as_str() {
+            "listener" => true,
+            "waitset" => false,
+            other => usage_error(&format!("--mode {other:?}: expected waitset or listener")),
+        },
     };
     match mode.as_deref() {
         Some("pub") => {
@@ -100,6 +111,8 @@ struct Opts {
     topic: String,
     qos: Qos,
     json: bool,
+    /// sub: take in the reader's data listener (on the receive thread), not on the main thread.
+    listener: bool,
 }
 
 struct PubOpts {
@@ -172,7 +185,7 @@ fn wait_matched(writer: &Writer, timeout: Duration) -> bool {
 fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
     let config = NetworkConfig { write_batching: p.batching, ..o.net.network_config() };
     let participant = o.net.participant_with(config, ddsperf::user_data(false));
-    let writer = match participant.create_writer(&o.topic, ddsperf::TYPE_NAME, o.qos) {
+    let writer = match participant.create_keyed_writer(&o.topic, ddsperf::TYPE_NAME, o.qos) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("[pub] error: creating the writer: {e}");
@@ -187,6 +200,7 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mut sample = ddsperf::sample(p.size);
+    let key = ddsperf::key_hash(&sample, false).expect("a sample made by ddsperf::sample has a key");
     let period = (p.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / p.rate));
     let mut progress = Progress::new();
     let start = Instant::now();
@@ -200,7 +214,7 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
         }
         seq = seq.wrapping_add(1);
         ddsperf::set_seq(&mut sample, seq);
-        if let Err(e) = writer.write(&sample) {
+        if let Err(e) = writer.write_keyed(&sample, key) {
             progress.finish();
             eprintln!("[pub] error: write #{seq} failed: {e}");
             return ExitCode::FAILURE;
@@ -242,30 +256,106 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// What a subscriber counted.
-#[derive(Default)]
-struct Counts {
+/// What a subscriber counts, batch by batch (what one take loop found), whoever takes.
+struct Counter {
     received: u64,
     bytes: u64,
     /// Sequence numbers skipped (per writer, as ddsperf counts them).
     lost: u64,
-    /// Received within the measuring window.
+    next_seq: Vec<(Guid, u32)>,
+    /// Received within the measuring window, which opens after the warm-up, at the end of a
+    /// batch (it counts whole batches), and closes with the last batch.
     window_received: u64,
     window_bytes: u64,
     window_first: Option<Instant>,
     window_last: Option<Instant>,
+    first: Option<Instant>,
+    last: Instant,
+    latencies_ns: Vec<i64>,
+    warmup: Duration,
+    progress: Progress,
+}
+
+impl Counter {
+    fn new(warmup: Duration) -> Counter {
+        Counter {
+            received: 0,
+            bytes: 0,
+            lost: 0,
+            next_seq: Vec::new(),
+            window_received: 0,
+            window_bytes: 0,
+            window_first: None,
+            window_last: None,
+            first: None,
+            last: Instant::now(),
+            latencies_ns: Vec::with_capacity(1 << 20),
+            warmup,
+            progress: Progress::new(),
+        }
+    }
+
+    /// Takes everything `reader` holds, as one batch.
+    fn take_batch(&mut self, reader: &Reader) {
+        let now = Instant::now();
+        let start = *self.first.get_or_insert(now);
+        let counting = self.window_first.is_some();
+        let mut any = false;
+        while let Some(sample) = reader.take() {
+            any = true;
+            let Some(seq) = ddsperf::seq(&sample.data) else { continue };
+            let writer = sample.info.writer_guid;
+            match self.next_seq.iter_mut().find(|(w, _)| *w == writer) {
+                Some((_, next)) => {
+                    self.lost += u64::from(seq.wrapping_sub(*next).min(1 << 20));
+                    *next = seq.wrapping_add(1);
+                }
+                None => self.next_seq.push((writer, seq.wrapping_add(1))),
+            }
+            let len = (sample.data.len() - 4) as u64;
+            self.received += 1;
+            self.bytes += len;
+            if counting {
+                self.window_received += 1;
+                self.window_bytes += len;
+                self.latencies_ns.push(hdds_core::time::now() - sample.info.source_timestamp);
+            }
+        }
+        if !any {
+            return;
+        }
+        self.last = Instant::now();
+        if counting {
+            self.window_last = Some(self.last);
+        } else if now >= start + self.warmup {
+            self.window_first = Some(self.last);
+        }
+        let lost = format!(", {} lost", self.lost);
+        self.progress.tick("sub", self.received, self.bytes, &lost);
+    }
+
+    /// Whether to stop: the duration is over, or nothing came for `idle` after the first sample.
+    fn finished(&self, s: &SubOpts, end: Instant) -> bool {
+        let now = Instant::now();
+        now >= end || self.first.is_some() && now.duration_since(self.last) >= s.idle
+    }
 }
 
 fn subscriber(o: &Opts, s: &SubOpts) -> ExitCode {
     let participant = o.net.participant_with(o.net.network_config(), ddsperf::user_data(true));
-    let reader = match participant.create_reader(&o.topic, ddsperf::TYPE_NAME, o.qos) {
-        Ok(r) => r,
+    let key_hash_of: KeyHashFn = Arc::new(ddsperf::key_hash);
+    let reader = match participant.create_keyed_reader(&o.topic, ddsperf::TYPE_NAME, o.qos, Some(key_hash_of)) {
+        Ok(r) => Arc::new(r),
         Err(e) => {
             eprintln!("[sub] error: creating the reader: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let (c, latencies) = receive(&reader, s);
+    let c = match o.listener {
+        false => receive_waitset(&reader, s),
+        true => receive_listener(&reader, s),
+    };
+    c.progress.finish();
     let window = match (c.window_first, c.window_last) {
         (Some(a), Some(b)) if b > a => b - a,
         _ => Duration::ZERO,
@@ -273,11 +363,12 @@ fn subscriber(o: &Opts, s: &SubOpts) -> ExitCode {
     let secs = window.as_secs_f64();
     let rate = if secs > 0.0 { c.window_received as f64 / secs } else { 0.0 };
     let mbit = if secs > 0.0 { c.window_bytes as f64 * 8.0 / secs / 1e6 } else { 0.0 };
-    let lat = LatencyStats::new(latencies);
+    let lat = LatencyStats::new(c.latencies_ns);
     if o.json {
         let mut out = Object::new();
         out.str("tool", "hdds-perf")
             .str("mode", "sub")
+            .str("delivery", if o.listener { "listener" } else { "waitset" })
             .num("received", c.received as f64)
             .num("lost", c.lost as f64)
             .num("seconds", secs)
@@ -305,52 +396,32 @@ fn subscriber(o: &Opts, s: &SubOpts) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn receive(reader: &Reader, s: &SubOpts) -> (Counts, Vec<i64>) {
-    let mut c = Counts::default();
-    let mut latencies = Vec::with_capacity(1 << 20);
-    let mut next_seq: Vec<(hdds_core::wire::Guid, u32)> = Vec::new();
-    let mut progress = Progress::new();
+fn receive_waitset(reader: &Reader, s: &SubOpts) -> Counter {
+    let mut c = Counter::new(s.warmup);
     let end = Instant::now() + s.duration;
-    let mut first: Option<Instant> = None;
-    let mut last = Instant::now();
-    loop {
-        let now = Instant::now();
-        if now >= end || first.is_some() && now.duration_since(last) >= s.idle {
-            break;
+    while !c.finished(s, end) {
+        if reader.wait_for_data(Duration::from_millis(50)) {
+            c.take_batch(reader);
         }
-        if !reader.wait_for_data(Duration::from_millis(50)) {
-            continue;
-        }
-        let now = Instant::now();
-        let start = *first.get_or_insert(now);
-        // The window opens after the warm-up, at the end of a batch: it counts whole batches.
-        let counting = c.window_first.is_some();
-        while let Some(sample) = reader.take() {
-            let Some(seq) = ddsperf::seq(&sample.data) else { continue };
-            let writer = sample.info.writer_guid;
-            match next_seq.iter_mut().find(|(w, _)| *w == writer) {
-                Some((_, next)) => {
-                    c.lost += u64::from(seq.wrapping_sub(*next).min(1 << 20));
-                    *next = seq.wrapping_add(1);
-                }
-                None => next_seq.push((writer, seq.wrapping_add(1))),
-            }
-            c.received += 1;
-            c.bytes += (sample.data.len() - 4) as u64;
-            if counting {
-                c.window_received += 1;
-                c.window_bytes += (sample.data.len() - 4) as u64;
-                latencies.push(hdds_core::time::now() - sample.info.source_timestamp);
-            }
-        }
-        last = Instant::now();
-        if counting {
-            c.window_last = Some(last);
-        } else if now >= start + s.warmup {
-            c.window_first = Some(last);
-        }
-        progress.tick("sub", c.received, c.bytes, &format!(", {} lost", c.lost));
     }
-    progress.finish();
-    (c, latencies)
+    c
+}
+
+fn receive_listener(reader: &Arc<Reader>, s: &SubOpts) -> Counter {
+    let shared = Arc::new(Mutex::new(Counter::new(s.warmup)));
+    {
+        let (shared, weak) = (Arc::clone(&shared), Arc::downgrade(reader));
+        reader.set_data_listener(Some(Arc::new(move |_| {
+            if let Some(reader) = weak.upgrade() {
+                shared.lock().unwrap_or_else(|p| p.into_inner()).take_batch(&reader);
+            }
+        })));
+    }
+    let end = Instant::now() + s.duration;
+    while !shared.lock().unwrap_or_else(|p| p.into_inner()).finished(s, end) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    reader.set_data_listener(None);
+    let mut c = shared.lock().unwrap_or_else(|p| p.into_inner());
+    std::mem::replace(&mut *c, Counter::new(s.warmup))
 }
