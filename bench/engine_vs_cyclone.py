@@ -14,6 +14,10 @@ and hdds/floor, machine info and the command, into results/engine_vs_cyclone.md.
 Every process runs inside a namespace this script creates (nothing reaches the host's network):
 "loopback" is the `lo` of namespace A (both sides there), "veth" is A to B. Needs root (ip netns).
 The namespaces and every process started are removed on exit, also on Ctrl-C or SIGTERM.
+
+The hdds tools run UDP only (--no-shm): hdds would otherwise talk to an hdds peer on the same
+host through shared memory, across namespaces too. On loopback the shared-memory figures are
+measured as well, for information (`hdds-shm`).
 """
 
 import argparse
@@ -225,14 +229,18 @@ class Bench:
         ping_dds = ["ddsperf", "-i", DOMAIN, "-D", dur, "ping", "size", str(size), mode]
         pong_dds = ["ddsperf", "-i", DOMAIN, "pong", mode]
         probe = self.tools["hdds-latency-probe"]
-        pong_hdds = [probe, "pong", "--domain", DOMAIN] + pong_side.hdds_net
-        ping_hdds = [probe, "ping", "--domain", DOMAIN, "--size", str(size), "--duration", str(s),
-                     "--warmup", str(w), "--json"] + ping_side.hdds_net
+        common = ["--domain", DOMAIN, "--mode", mode]
+        pong_hdds = [probe, "pong"] + common + pong_side.hdds_net
+        ping_hdds = [probe, "ping", "--size", str(size), "--duration", str(s), "--warmup", str(w),
+                     "--json"] + common + ping_side.hdds_net
+        udp = ["--no-shm"]
         cases = [
             ("cyclone", pong_dds, ping_dds, parse_ddsperf_ping),
-            ("hdds-pong", pong_hdds, ping_dds, parse_ddsperf_ping),
-            ("hdds", pong_hdds, ping_hdds, parse_rtt_json),
+            ("hdds-pong", pong_hdds + udp, ping_dds, parse_ddsperf_ping),
+            ("hdds", pong_hdds + udp, ping_hdds + udp, parse_rtt_json),
         ]
+        if path == "loopback" and self.a.shm:
+            cases.append(("hdds-shm", pong_hdds, ping_hdds, parse_rtt_json))
         for case, srv, cli, parse in cases:
             out = run_pair(pong_side, srv, ping_side, cli, limit, self.logdir, name(case))
             self.record((path, "lat", case, size), parse(out))
@@ -254,11 +262,16 @@ class Bench:
         sub_dds = ["ddsperf", "-i", DOMAIN, "-D", str(s + 4), "sub", mode]
         pub_dds = ["ddsperf", "-i", DOMAIN, "-D", str(s), "pub", "size", str(size)]
         perf = self.tools["hdds-perf"]
-        sub_hdds = [perf, "sub", "--domain", DOMAIN, "--duration", str(s + 8), "--idle", "1", "--json"] + sub_side.hdds_net
+        sub_hdds = [perf, "sub", "--domain", DOMAIN, "--duration", str(s + 8), "--idle", "1", "--json",
+                    "--mode", mode] + sub_side.hdds_net
         pub_hdds = [perf, "pub", "--domain", DOMAIN, "--size", str(size), "--duration", str(s), "--json"] + pub_side.hdds_net
+        udp = ["--no-shm"]
+        cases = [("cyclone", sub_dds, pub_dds, parse_ddsperf_sub),
+                 ("hdds", sub_hdds + udp, pub_hdds + udp, parse_perf_sub)]
+        if path == "loopback" and self.a.shm:
+            cases.append(("hdds-shm", sub_hdds, pub_hdds, parse_perf_sub))
         # The subscriber is the "server" (started first); its output is what counts.
-        for case, sub, pub, parse in (("cyclone", sub_dds, pub_dds, parse_ddsperf_sub),
-                                      ("hdds", sub_hdds, pub_hdds, parse_perf_sub)):
+        for case, sub, pub, parse in cases:
             srv = start(sub_side, sub, os.path.join(self.logdir, name(case) + ".sub.log"))
             time.sleep(0.3)
             cli = start(pub_side, pub, os.path.join(self.logdir, name(case) + ".pub.log"))
@@ -307,7 +320,13 @@ def report(bench, args, paths, command, started, elapsed, tools_commit):
         f"{' '.join(load)} (a shared VM: other work runs beside it).")
     add(f"- hdds: commit {tools_commit}, release build. Cyclone DDS: `ddsperf` from Debian cyclonedds-tools {ddsperf_ver}.")
     add(f"- Paths: `loopback` = both processes on `lo` of one network namespace; `veth` = two namespaces "
-        f"joined by a veth pair, MTU 1500 ({IP_A} to {IP_B}). Unicast discovery, multicast off, for both.")
+        f"joined by a veth pair, MTU 1500 ({IP_A} to {IP_B}). Unicast discovery, multicast off, for both. "
+        f"The hdds tools run UDP only (`--no-shm`) except in the shared-memory section.")
+    add(f"- Both sides speak ddsperf's protocol (topics DDSPerfR*KS, keyed KeyedSeq, reliable, ping/pong "
+        f"KEEP_LAST 1, data KEEP_ALL), and both take samples the same way (`{args.mode}`: "
+        + ("in the reader's listener, on the receive thread" if args.mode == "listener"
+           else "on an application thread woken by a wait set") + "). hdds-perf pub batches writes as "
+        f"ddsperf pub does (`dds_write_set_batch`).")
     add("- Latency is the round-trip time in microseconds: the median over the repeats of each run's p50 and "
         "p99. `ddsperf ping` prints half round trips per second; its values are doubled here, and a run's "
         "p50/p99 is the median of its per-second values (the first second left out). hdds-latency-probe and "
@@ -359,6 +378,22 @@ def report(bench, args, paths, command, started, elapsed, tools_commit):
             add(f"| {path} | {size} | {fmt(cr, 0)} | {fmt(med(c, 'mbit'))} | {fmt(hr, 0)} | {fmt(med(h, 'mbit'))} "
                 f"| {fmt(ratio(hr, cr), 2)} | {verdict(ratio(hr, cr), 1.0, at_most=False)} |")
     add("")
+    if any(k[2] == "hdds-shm" for k in R):
+        add("## Same host, hdds over shared memory (information, not a target)")
+        add("")
+        add("hdds uses shared memory with hdds peers on the same host by default; Cyclone here uses UDP.")
+        add("")
+        add("| path | what | size | hdds over shared memory | hdds over UDP | Cyclone over UDP |")
+        add("|---|---|---:|---:|---:|---:|")
+        for size in SIZES:
+            m, h, c = (R.get(("loopback", "lat", case, size), []) for case in ("hdds-shm", "hdds", "cyclone"))
+            add(f"| loopback | round trip µs p50 / p99 | {size} | {fmt(med(m, 'p50'))} / {fmt(med(m, 'p99'))} "
+                f"| {fmt(med(h, 'p50'))} / {fmt(med(h, 'p99'))} | {fmt(med(c, 'p50'))} / {fmt(med(c, 'p99'))} |")
+        for size in TPUT_SIZES:
+            m, h, c = (R.get(("loopback", "tput", case, size), []) for case in ("hdds-shm", "hdds", "cyclone"))
+            add(f"| loopback | samples/s | {size} | {fmt(med(m, 'rate'), 0)} | {fmt(med(h, 'rate'), 0)} "
+                f"| {fmt(med(c, 'rate'), 0)} |")
+        add("")
     missing = sorted({k for k, v in R.items() if all(r is None for r in v)})
     if missing:
         add("## Runs without a result")
@@ -382,8 +417,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3, help="measured seconds per run (default 3)")
     ap.add_argument("--warmup", type=float, default=1, help="warm-up seconds per latency run (default 1)")
-    ap.add_argument("--mode", choices=["waitset", "listener"], default="waitset",
-                    help="ddsperf's delivery mode; the hdds tools take samples on an application thread (waitset)")
+    ap.add_argument("--mode", choices=["waitset", "listener"], default="listener",
+                    help="delivery mode of both sides (ddsperf's modes; the hdds tools have the same two)")
+    ap.add_argument("--no-shm", dest="shm", action="store_false",
+                    help="leave out the hdds-over-shared-memory runs on loopback")
     ap.add_argument("--paths", default="loopback,veth")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "engine_vs_cyclone.md"))
     ap.add_argument("--no-build", action="store_true", help="use the tools in target/release as they are")
