@@ -633,8 +633,11 @@ fn send_sample(
         return;
     }
     let total = fragment::fragment_count(d.payload.len(), cfg.fragment_size);
-    for n in 1..=total {
-        let frag = fragment::data_frag(d.sn, d.meta, &d.payload, cfg.fragment_size as u16, n);
+    let mut n = 1;
+    while n <= total {
+        let per = fragment::fragments_per_submessage(cfg.fragment_size);
+        let frag = fragment::data_frags(d.sn, d.meta, &d.payload, cfg.fragment_size as u16, n, per);
+        n += u32::from(frag.header.fragments_in_submessage);
         out.push(WriterAction::DataFrag { to, frag, resend });
     }
     if resend {

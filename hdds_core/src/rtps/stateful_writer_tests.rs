@@ -216,7 +216,17 @@ fn repairs_are_paced_by_the_byte_budget() {
     let mut out = Vec::new();
     w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
     write_n(&mut w, t, 1, 64 * 1024, &mut out);
-    assert_eq!(data(&out).len(), 49, "64 KiB is 49 fragments of 1344 bytes");
+    // 64 KiB is 49 fragments of 1344 bytes, first sent ten to a submessage.
+    let runs: Vec<(u32, u16)> = out
+        .iter()
+        .filter_map(|a| match a {
+            WriterAction::DataFrag { frag, .. } => {
+                Some((frag.header.fragment_start, frag.header.fragments_in_submessage))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(runs, vec![(1, 10), (11, 10), (21, 10), (31, 10), (41, 9)]);
     out.clear();
     w.on_acknack(t + ms(3), g(1), &acknack(1, &[1], 1), &mut out);
     assert_eq!(data(&out).len(), 4, "one tick's budget");
