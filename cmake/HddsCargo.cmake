@@ -10,13 +10,16 @@
 # Cargo decides what is stale: the build step runs cargo on every build (as Corrosion does), and
 # cargo rebuilds only when a .rs file, a Cargo.toml or Cargo.lock changed, and otherwise leaves the
 # archive untouched, so nothing downstream relinks. The cargo target directory lives inside the
-# CMake build directory. CMAKE_BUILD_TYPE Debug maps to cargo's dev profile; every other type
-# (and none) to release: the engine is on every message's path.
+# CMake build directory (or is HDDS_CARGO_TARGET_DIR). CMAKE_BUILD_TYPE Debug maps to cargo's dev
+# profile; every other type (and none) to release: the engine is on every message's path.
 
 include_guard(GLOBAL)
 
 set(HDDS_CBINDGEN_VERSION "0.29.4" CACHE STRING "The cbindgen version that generates hdds/hdds.h")
 option(HDDS_CARGO_OFFLINE "Build the Rust engine with cargo --offline" OFF)
+set(HDDS_CARGO_TARGET_DIR "" CACHE PATH
+  "cargo's target directory for the engine (empty = cargo-target inside the build directory); \
+builds of one checkout may share one, e.g. a sanitizer build beside the plain one")
 
 get_filename_component(HDDS_SOURCE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
@@ -53,6 +56,9 @@ function(hdds_add_ffi_library)
     set(_profile_dir release)
   endif()
   set(_target_dir "${CMAKE_BINARY_DIR}/cargo-target")
+  if(HDDS_CARGO_TARGET_DIR)
+    set(_target_dir "${HDDS_CARGO_TARGET_DIR}")
+  endif()
   set(_lib "${_target_dir}/${_profile_dir}/${CMAKE_STATIC_LIBRARY_PREFIX}hdds_ffi${CMAKE_STATIC_LIBRARY_SUFFIX}")
   set(_include_dir "${CMAKE_BINARY_DIR}/hdds_include")
   set(_header "${_include_dir}/hdds/hdds.h")

@@ -2,7 +2,10 @@
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
 #   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
-#   3. every cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25);
+#   3. checks (docs/checks.md): the C ABI tests under ASan+UBSan, ThreadSanitizer over the
+#      engine's threaded tests (scripts/tsan.sh), Miri over hdds_ffi (scripts/miri.sh), every
+#      cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25),
+#      and after 5., the ROS-level gtests under ASan+UBSan (a second colcon build);
 #   4. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
 #      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED);
 #   5. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
@@ -37,13 +40,60 @@ count "${rp:-0}" "${rf:-0}"
 
 section "C ABI tests (test/c_abi, ctest)"
 c_ok=1
-{ cmake -S test/c_abi -B build/c_abi -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null \
+{ cmake -S test/c_abi -B build/c_abi -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DHDDS_CARGO_TARGET_DIR="$root/build/cargo-target" >/dev/null \
   && cmake --build build/c_abi \
   && ctest --test-dir build/c_abi --output-on-failure; } 2>&1 | tee "$logs/ctest.log" || c_ok=0
 cp=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2 \1/p' "$logs/ctest.log" | awk '{print $1-$2}')
 cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$logs/ctest.log")
 [ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
 count "${cp:-0}" "${cf:-0}"
+
+# ---- checks: sanitizers (cmake/HddsSanitize.cmake, test/sanitizers; docs/checks.md) ----
+# Our C/C++ code built with -fsanitize=address,undefined; the Rust engine is built normally (Rust's
+# std is not instrumented; ASan still sees every allocation on both sides and LSan the leaks across
+# the boundary). A report from either sanitizer fails the test that printed it.
+san_env=(ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
+         LSAN_OPTIONS="suppressions=$root/test/sanitizers/lsan.supp:print_suppressions=0"
+         UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+section "C ABI tests under AddressSanitizer + UndefinedBehaviorSanitizer (test/c_abi, ctest)"
+a_ok=1
+{ cmake -S test/c_abi -B build/c_abi_asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DHDDS_SANITIZE=address,undefined -DHDDS_CARGO_TARGET_DIR="$root/build/cargo-target" >/dev/null \
+  && cmake --build build/c_abi_asan \
+  && env "${san_env[@]}" ctest --test-dir build/c_abi_asan --output-on-failure; } 2>&1 | tee "$logs/ctest-asan.log" || a_ok=0
+ap=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\2 \1/p' "$logs/ctest-asan.log" | awk '{print $1-$2}')
+af=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$logs/ctest-asan.log")
+[ "$a_ok" = 1 ] || af=$(( ${af:-0} > 0 ? af : 1 ))
+count "${ap:-0}" "${af:-0}"
+
+# ---- checks: ThreadSanitizer over the engine's threaded tests (scripts/tsan.sh; docs/checks.md) ----
+section "ThreadSanitizer: hdds_core unit tests, waitset, statuses, intra_process, net_*, shm_* (nightly, -Zbuild-std)"
+tsan_rc=0
+"$root/scripts/tsan.sh" 2>&1 | tee "$logs/tsan.log" || tsan_rc=$?
+if [ "$tsan_rc" = 3 ]; then
+  echo "SKIPPED: the ThreadSanitizer run of hdds_core's threaded tests. Why: $(tail -1 "$logs/tsan.log")"
+  skipped=$((skipped + 1))
+else
+  read -r t_pass t_fail < <(sed -nE 's/^tsan: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$logs/tsan.log") || true
+  t_pass=${t_pass:-0} t_fail=${t_fail:-0}
+  [ "$tsan_rc" = 0 ] || [ "$t_fail" -gt 0 ] || t_fail=1
+  count "$t_pass" "$t_fail"
+fi
+
+# ---- checks: Miri over the crates with unsafe code (scripts/miri.sh; docs/checks.md) ----
+section "Miri: hdds_ffi (unit tests, the C ABI driven from Rust: tests/abi_from_rust.rs) and the shm futex wrapper"
+miri_rc=0
+"$root/scripts/miri.sh" 2>&1 | tee "$logs/miri.log" || miri_rc=$?
+if [ "$miri_rc" = 3 ]; then
+  echo "SKIPPED: Miri over hdds_ffi. Why: $(tail -1 "$logs/miri.log")"
+  skipped=$((skipped + 1))
+else
+  read -r m_pass m_fail < <(sed -nE 's/^miri: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$logs/miri.log") || true
+  m_pass=${m_pass:-0} m_fail=${m_fail:-0}
+  [ "$miri_rc" = 0 ] || [ "$m_fail" -gt 0 ] || m_fail=1
+  count "$m_pass" "$m_fail"
+fi
 
 # ---- checks: fuzzing (scripts/fuzz.sh; docs/checks.md) ----
 section "Fuzzing: every cargo-fuzz target for ${HDDS_FUZZ_SECONDS:-25} s from its committed corpus"
@@ -94,6 +144,7 @@ if [ "$have_ros" = 1 ]; then
     && export PATH="/usr/bin:$PATH" `# ROS tooling runs on Debian's python3` \
     && colcon build --packages-select rmw_hdds --event-handlers console_direct+ \
       --cmake-args -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DHDDS_WERROR=ON \
+        -DHDDS_CARGO_TARGET_DIR="$root/build/cargo-target" `# the engine built once for all CMake builds` \
     && colcon test --packages-select rmw_hdds --event-handlers console_direct+ --return-code-on-test-failure
   ) 2>&1 | tee "$logs/colcon.log" || ros_ok=0
   summary=$(cd "$ws" && PATH="/usr/bin:$PATH" colcon test-result --all 2>/dev/null | tail -1 || true)
@@ -115,6 +166,58 @@ else
   skipped=$((skipped + 1))
 fi
 
+# ---- checks: the ROS-level gtests under ASan + UBSan (cmake/HddsSanitize.cmake; docs/checks.md) ----
+# A second colcon build of the package, in its own workspace (build/ros_asan, kept: a re-run
+# rebuilds only what changed), sharing the engine's cargo target directory. It compiles the same
+# C++ as the plain build above, about 1.5 times slower with the sanitizers, so it runs only if the
+# whole run is then expected to end within CI's budget (HDDS_CI_BUDGET_S, default 2400 s = 40 min):
+# expected = now + 1.5 x the plain colcon build's time (read from its log) + 90 s of tests.
+asan_ros_what="the ROS-level gtests and in-package C ABI tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+ci_budget=${HDDS_CI_BUDGET_S:-2400}
+plain_build_s=$(sed -nE '0,/Summary: 1 package finished/s/.*Summary: 1 package finished \[(([0-9]+)min )?([0-9.]+)s\].*/\2:\3/p' \
+  "$logs/colcon.log" 2>/dev/null | awk -F: '{print int(($1 + 0) * 60 + $2)}')
+plain_build_s=${plain_build_s:-600}
+asan_expected_s=$((plain_build_s * 3 / 2 + 90))
+if [ "$have_ros" = 0 ]; then
+  section "ROS-level tests under sanitizers: SKIPPED"
+  echo "SKIPPED: $asan_ros_what. Why: ROS 2 Humble is not installed at $ros_prefix."
+  skipped=$((skipped + 1))
+elif [ $((SECONDS + asan_expected_s)) -gt "$ci_budget" ]; then
+  section "ROS-level tests under sanitizers: SKIPPED"
+  echo "SKIPPED: $asan_ros_what. Why: this run is ${SECONDS} s in and the sanitizer build is expected"
+  echo "to take ${asan_expected_s} s (the plain colcon build took ${plain_build_s} s): it would end past"
+  echo "CI's budget of ${ci_budget} s (HDDS_CI_BUDGET_S). Run it by hand: docs/checks.md."
+  skipped=$((skipped + 1))
+else
+  section "ROS-level tests under AddressSanitizer + UndefinedBehaviorSanitizer (second colcon build)"
+  ws_asan="$root/build/ros_asan"
+  mkdir -p "$ws_asan/src"
+  ln -sfn "$root" "$ws_asan/src/rmw_hdds"
+  rm -rf "$ws_asan/build/rmw_hdds/test_results"
+  asan_ok=1
+  (
+    set +u
+    # shellcheck disable=SC1091
+    source "$ros_prefix/setup.bash" && set -u && cd "$ws_asan" \
+    && export PATH="/usr/bin:$PATH" \
+    && colcon build --packages-select rmw_hdds --event-handlers console_direct+ \
+      --cmake-args -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON -DHDDS_WERROR=ON \
+        -DHDDS_SANITIZE=address,undefined -DHDDS_CARGO_TARGET_DIR="$root/build/cargo-target" \
+    && env "${san_env[@]}" colcon test --packages-select rmw_hdds --event-handlers console_direct+ \
+      --return-code-on-test-failure
+  ) 2>&1 | tee "$logs/colcon-asan.log" || asan_ok=0
+  summary=$(cd "$ws_asan" && PATH="/usr/bin:$PATH" colcon test-result --all 2>/dev/null | tail -1 || true)
+  echo "$summary (under ASan + UBSan)"
+  grep -E "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$logs/colcon-asan.log" | head -20 || true
+  read -r rt re rfl rs < <(echo "$summary" | sed -nE 's/Summary: ([0-9]+) tests, ([0-9]+) errors, ([0-9]+) failures, ([0-9]+) skipped/\1 \2 \3 \4/p') || true
+  rt=${rt:-0} re=${re:-0} rfl=${rfl:-0} rs=${rs:-0}
+  asan_passed=$((rt - re - rfl - rs)) asan_failed=$((re + rfl))
+  [ "$asan_ok" = 1 ] || [ "$asan_failed" -gt 0 ] || asan_failed=1
+  count "$asan_passed" "$asan_failed"
+  skipped=$((skipped + rs))
+fi
+
 section "Summary"
+echo "(took ${SECONDS} s)"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -24,6 +24,7 @@ pub use qos::Qos;
 pub use runtime::{
     DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, InstanceState, KeyHash,
     KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample,
-    SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions, Writer,
+    SampleFilter, SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions,
+    Writer,
 };
 pub use transport::shm::SharedMemoryConfig;

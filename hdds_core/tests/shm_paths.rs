@@ -182,12 +182,22 @@ fn transient_local_late_joiner_gets_the_history_on_both_paths() {
         for i in 0..5 {
             w.write(&payload(i, 32)).unwrap();
         }
+        // With no same-host reader yet, nothing went into the ring.
+        assert_eq!(a.network_stats().unwrap().shm_samples_written, 0);
         let r = b.create_reader("t/tl", T, q).unwrap();
         assert!(matched(&w, &r));
         let got = take_n(&r, 2, Duration::from_secs(5));
         assert_eq!(got.iter().map(|s| s.info.sequence_number).collect::<Vec<_>>(), vec![4, 5], "shm {shm}");
+        // The late joiner's history was replayed into the ring for it alone.
+        assert_eq!(a.network_stats().unwrap().shm_samples_written, if shm { 2 } else { 0 });
         w.write(&payload(5, 32)).unwrap();
         assert_eq!(take_n(&r, 1, Duration::from_secs(5))[0].info.sequence_number, 6);
+        // A second late joiner gets the history too; the first one gets none of it again.
+        let r2 = b.create_reader("t/tl", T, q).unwrap();
+        let got = take_n(&r2, 2, Duration::from_secs(5));
+        assert_eq!(got.iter().map(|s| s.info.sequence_number).collect::<Vec<_>>(), vec![5, 6], "shm {shm}");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(r.take().is_none(), "shm {shm}: no replay for a reader that had it");
     }
 }
 
@@ -271,6 +281,8 @@ fn matched_statuses_follow_endpoints_and_segments_go_with_their_writer() {
     let w = a.create_writer("t/st", T, Qos::default()).unwrap();
     let r = b.create_reader("t/st", T, Qos::default()).unwrap();
     assert!(matched(&w, &r));
+    // The statuses change just after the counts (on the discovery thread): wait for them too.
+    assert!(wait_until(Duration::from_secs(2), || w.status_changes() & PUBLICATION_MATCHED != 0));
     assert_eq!(w.status(PUBLICATION_MATCHED).unwrap().current_count, 1);
     assert_eq!(r.status(SUBSCRIPTION_MATCHED).unwrap().current_count, 1);
     assert_eq!(r.status(LIVELINESS_CHANGED).unwrap().current_count, 1, "alive count");
@@ -322,4 +334,55 @@ fn a_loaned_sample_is_written_in_place_for_same_host_readers() {
         std::thread::sleep(Duration::from_millis(50));
         assert!(reader.take().is_none());
     }
+}
+
+#[test]
+fn a_wait_set_on_a_same_host_reader_wakes_for_samples_guards_and_its_deadline() {
+    use hdds_core::{GuardCondition, Target, WaitEntry, WaitSet};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let a = participant(164, true, |_| {});
+    let b = participant(164, true, |_| {});
+    let w = a.create_writer("t/ws", T, Qos::default()).unwrap();
+    let r = b.create_reader("t/ws", T, Qos::default()).unwrap();
+    assert!(matched(&w, &r));
+    let heard = Arc::new(AtomicUsize::new(0));
+    let h = Arc::clone(&heard);
+    r.set_data_listener(Some(Arc::new(move |_n: usize| {
+        h.fetch_add(1, Ordering::SeqCst);
+    })));
+    let g = GuardCondition::new();
+    let mut ws = WaitSet::new();
+    // Nothing happens: the wait ends at its timeout.
+    let t = Instant::now();
+    let mut entries = [WaitEntry::new(Target::ReaderData(&r)), WaitEntry::new(Target::Guard(&g))];
+    assert!(!ws.wait(&mut entries[..], Some(Duration::from_millis(50))));
+    assert!(t.elapsed() >= Duration::from_millis(45));
+    // A sample from the other participant wakes it (the wait drains the ring itself).
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(30));
+            w.write(&payload(1, 64)).unwrap();
+        });
+        let t = Instant::now();
+        assert!(ws.wait(&mut entries[..], Some(Duration::from_secs(5))));
+        assert!(entries[0].ready && !entries[1].ready);
+        assert!(t.elapsed() < Duration::from_secs(4));
+    });
+    assert_eq!(r.take().map(|s| s.info.sequence_number), Some(1));
+    assert!(wait_until(Duration::from_secs(2), || heard.load(Ordering::SeqCst) == 1), "the data listener ran once");
+    // An event of this process (a guard condition) wakes it too, through the doorbell.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(30));
+            g.trigger();
+        });
+        let t = Instant::now();
+        assert!(ws.wait(&mut entries[..], Some(Duration::from_secs(5))));
+        assert!(entries[1].ready && !entries[0].ready);
+        assert!(t.elapsed() < Duration::from_secs(4));
+    });
+    // With the wait over, the participant's reader thread delivers again by itself.
+    w.write(&payload(2, 64)).unwrap();
+    assert!(wait_until(Duration::from_secs(2), || r.available() == 1));
 }

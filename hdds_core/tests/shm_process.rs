@@ -39,7 +39,8 @@ fn payload(i: u32, len: usize) -> Vec<u8> {
 
 /// The publisher process. `HDDS_SHM_CHILD` says what to do: `burst` writes 1000 small and 5 big
 /// samples and waits until they are taken, `small` only the small ones; `stream` writes a 4 KiB
-/// sample every millisecond until killed (or 60 s).
+/// sample every millisecond until killed (or 60 s); `exit` writes one sample and calls `exit()`
+/// with its participant and writer never dropped.
 #[test]
 #[ignore = "the publisher process that the other tests of this file start"]
 fn child_publisher() {
@@ -52,6 +53,13 @@ fn child_publisher() {
     });
     let small = p.create_writer("t/small", T, keep_all()).unwrap();
     assert!(wait_until(Duration::from_secs(10), || small.matched_reader_count() == 1), "no subscriber");
+    if mode == "exit" {
+        small.write(&payload(0, SMALL)).unwrap();
+        assert!(small.wait_for_acknowledgments(Duration::from_secs(10)));
+        std::mem::forget(small);
+        std::mem::forget(p);
+        std::process::exit(0);
+    }
     match mode.as_str() {
         "burst" | "small" => {
             let big = (mode == "burst").then(|| p.create_writer("t/big", T, keep_all()).unwrap());
@@ -189,6 +197,18 @@ fn two_processes_exchange_64_b_and_16_mib_samples_through_shared_memory() {
     let line = out.lines().find(|l| l.contains("CHILD-STATS")).unwrap_or_else(|| panic!("no statistics in {out:?}"));
     let sent: u64 = line.split("bytes_sent=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert!(sent < 100_000, "the publisher sent {sent} UDP bytes while writing 64 KB + 80 MiB of samples");
+}
+
+#[test]
+fn a_publisher_that_exits_without_dropping_anything_leaves_no_segment() {
+    let p = subscriber(172);
+    let r = p.create_reader("t/small", T, keep_all()).unwrap();
+    let child = Publisher::start("exit", 172);
+    let got = take_n(&r, 1, Duration::from_secs(20));
+    assert_eq!(got.len(), 1);
+    let prefix = got[0].info.writer_guid.prefix.0;
+    child.finish(Duration::from_secs(20));
+    assert!(segments_of(&prefix).is_empty(), "{:?}", segments_of(&prefix));
 }
 
 #[test]

@@ -167,7 +167,7 @@ pub extern "C" fn hdds_writer_write_ex(
     })
 }
 
-fn write_options(o: &HddsWriteOptions) -> Result<hdds_core::WriteOptions, hdds_core::Error> {
+pub(crate) fn write_options(o: &HddsWriteOptions) -> Result<hdds_core::WriteOptions, hdds_core::Error> {
     if o.source_timestamp_ns < 0 {
         return Err(hdds_core::Error::bad_argument(format!(
             "options->source_timestamp_ns is negative ({}): give nanoseconds since the UNIX epoch, or 0 for now",
@@ -358,4 +358,65 @@ fn bytes_arg<'a>(data: *const u8, len: usize) -> Result<&'a [u8], hdds_core::Err
     }
     // SAFETY: non-null; the caller promises `len` readable bytes at `data` for the call's duration.
     Ok(unsafe { std::slice::from_raw_parts(data, len) })
+}
+
+/// A network address an endpoint uses, in the RTPS locator layout: `kind` 1 = UDPv4 (the IPv4
+/// address in address[12..16], the rest zero), 2 = UDPv6; `port` the UDP port. A multicast
+/// address is in 224.0.0.0/4.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HddsLocator {
+    pub kind: i32,
+    pub port: u32,
+    pub address: [u8; 16],
+}
+
+/// Stores the number of locators in *out_count and copies the first `capacity` of them to
+/// `out_locators` (which may be NULL when `capacity` is 0: a call to learn the count).
+fn locators_out(
+    locators: Vec<hdds_core::wire::Locator>,
+    out_locators: *mut HddsLocator,
+    capacity: usize,
+    out_count: *mut usize,
+) -> Result<(), hdds_core::Error> {
+    if capacity > 0 && out_locators.is_null() {
+        return Err(hdds_core::Error::bad_argument("out_locators is NULL but capacity is not 0"));
+    }
+    out(out_count, "out_count", locators.len())?;
+    for (i, l) in locators.iter().take(capacity).enumerate() {
+        // SAFETY: non-null (checked) and the caller promises room for `capacity` locators; i < capacity.
+        unsafe { out_locators.add(i).write(HddsLocator { kind: l.kind, port: l.port, address: l.address }) };
+    }
+    Ok(())
+}
+
+/// The locators the writer sends from: the participant's send socket, which all its writers
+/// share (the first interface, a port the system chose). None for a same-process-only
+/// participant. Stores the count in *out_count and the first `capacity` locators in
+/// `out_locators` (NULL allowed when `capacity` is 0). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_locators(
+    writer: *const HddsWriter,
+    out_locators: *mut HddsLocator,
+    capacity: usize,
+    out_count: *mut usize,
+) -> HddsRet {
+    guard("hdds_writer_locators", || {
+        locators_out(arg(writer, "writer")?.inner.locators(), out_locators, capacity, out_count)
+    })
+}
+
+/// The locators the reader receives user data on: the participant's user unicast port on each of
+/// its interfaces, which all its readers share (user data is not sent by multicast). None for a
+/// same-process-only participant. Count and copy as hdds_writer_locators. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_locators(
+    reader: *const HddsReader,
+    out_locators: *mut HddsLocator,
+    capacity: usize,
+    out_count: *mut usize,
+) -> HddsRet {
+    guard("hdds_reader_locators", || {
+        locators_out(arg(reader, "reader")?.inner.locators(), out_locators, capacity, out_count)
+    })
 }

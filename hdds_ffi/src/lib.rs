@@ -11,6 +11,8 @@
 pub mod condition;
 pub mod discovery;
 pub mod endpoint;
+pub mod filter;
+pub mod loan;
 pub mod participant;
 pub mod qos;
 pub mod ret;
@@ -21,7 +23,7 @@ pub mod waitset;
 
 pub use condition::HddsGuardCondition;
 pub use discovery::{HddsEndpointEvent, HddsParticipantEvent};
-pub use endpoint::{HddsEndpointOptions, HddsReader, HddsWriteOptions, HddsWriter};
+pub use endpoint::{HddsEndpointOptions, HddsLocator, HddsReader, HddsWriteOptions, HddsWriter};
 pub use participant::{HddsParticipant, HddsParticipantConfig};
 pub use qos::HddsQos;
 pub use ret::HddsRet;

@@ -65,7 +65,7 @@ pub type HddsStatusCallback = Option<extern "C" fn(user: *const c_void, status: 
 
 /// The user pointer given with a callback; the C caller promises it may be used from any thread.
 #[derive(Clone, Copy)]
-struct User(*const c_void);
+pub(crate) struct User(pub(crate) *const c_void);
 // SAFETY: the pointer is only handed back to the caller's callback, which the caller promises is
 // callable from any engine thread with it (documented on the set_*_listener functions).
 unsafe impl Send for User {}
@@ -73,7 +73,7 @@ unsafe impl Send for User {}
 unsafe impl Sync for User {}
 
 impl User {
-    fn get(self) -> *const c_void {
+    pub(crate) fn get(self) -> *const c_void {
         self.0
     }
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "detail/identifier.hpp"
+#include "detail/network_flow.hpp"
 #include "detail/node.hpp"
 #include "detail/publisher.hpp"
 #include "rmw/allocators.h"
@@ -64,7 +65,8 @@ rmw_create_publisher(
     RMW_UNIQUE_NETWORK_FLOW_ENDPOINTS_STRICTLY_REQUIRED)
   {
     RMW_SET_ERROR_MSG(
-      "rmw_hdds does not support unique network flow endpoints: create the publisher with "
+      "rmw_hdds does not support unique network flow endpoints (every endpoint of a context "
+      "shares its participant's ports): create the publisher with "
       "require_unique_network_flow_endpoints NOT_REQUIRED or OPTIONALLY_REQUIRED");
     return nullptr;
   }
@@ -197,13 +199,15 @@ rmw_fini_publisher_allocation(rmw_publisher_allocation_t * allocation)
   return RMW_RET_UNSUPPORTED;
 }
 
+// The loan entry points ask the publisher itself, not the handle's can_loan_messages field, which
+// the caller can write.
 rmw_ret_t
 rmw_borrow_loaned_message(
   const rmw_publisher_t * publisher, const rosidl_message_type_support_t * type_support,
   void ** ros_message)
 {
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  if (!publisher->can_loan_messages) {
+  if (!impl_of(publisher)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(type_support, RMW_RET_INVALID_ARGUMENT);
@@ -220,7 +224,7 @@ rmw_ret_t
 rmw_return_loaned_message_from_publisher(const rmw_publisher_t * publisher, void * loaned_message)
 {
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  if (!publisher->can_loan_messages) {
+  if (!impl_of(publisher)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -233,7 +237,7 @@ rmw_publish_loaned_message(
 {
   (void)allocation;  // none is ever handed out (rmw_init_publisher_allocation is unsupported)
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  if (!publisher->can_loan_messages) {
+  if (!impl_of(publisher)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(ros_message, RMW_RET_INVALID_ARGUMENT);
@@ -245,11 +249,9 @@ rmw_publisher_get_network_flow_endpoints(
   const rmw_publisher_t * publisher, rcutils_allocator_t * allocator,
   rmw_network_flow_endpoint_array_t * network_flow_endpoint_array)
 {
-  (void)allocator;
-  (void)network_flow_endpoint_array;
   HDDS_CHECK_PUBLISHER(publisher, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG("rmw_hdds does not report network flow endpoints");
-  return RMW_RET_UNSUPPORTED;
+  return rmw_hdds::writer_network_flow_endpoints(
+    impl_of(publisher)->writer(), allocator, network_flow_endpoint_array);
 }
 
 }  // extern "C"

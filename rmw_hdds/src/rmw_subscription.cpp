@@ -1,12 +1,14 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
 // Subscriptions. Messages are loaned for fixed-size types only (can_loan_messages,
-// detail/loans.hpp); subscription allocations and content filters are not offered (is_cft_enabled
-// is false). What is not offered says so with RMW_RET_UNSUPPORTED, as rmw documents for that case.
+// detail/loans.hpp); content filters are DDS-SQL expressions evaluated as samples arrive
+// (detail/content_filter.hpp; is_cft_enabled while one is set); subscription allocations are not
+// offered. What is not offered says so with RMW_RET_UNSUPPORTED, as rmw documents for that case.
 
 #include <cstring>
 
 #include "detail/identifier.hpp"
+#include "detail/network_flow.hpp"
 #include "detail/node.hpp"
 #include "detail/subscription.hpp"
 #include "rmw/allocators.h"
@@ -93,10 +95,11 @@ rmw_create_subscription(
   sub->implementation_identifier = rmw_hdds::kIdentifier;
   sub->data = impl;
   sub->options = *subscription_options;
-  // Content filters are not supported: rcl sees is_cft_enabled false and filters nothing.
+  // The filter given here lives in the Subscription (rmw_subscription_get_content_filter); the
+  // caller's options are not kept.
   sub->options.content_filter_options = nullptr;
   sub->can_loan_messages = impl->can_loan();
-  sub->is_cft_enabled = false;
+  sub->is_cft_enabled = impl->has_content_filter();
   return sub;
 }
 
@@ -244,7 +247,7 @@ rmw_take_loaned_message(
 {
   (void)allocation;  // none is ever handed out (rmw_init_subscription_allocation is unsupported)
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  if (!subscription->can_loan_messages) {
+  if (!impl_of(subscription)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -262,7 +265,7 @@ rmw_take_loaned_message_with_info(
 {
   (void)allocation;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  if (!subscription->can_loan_messages) {
+  if (!impl_of(subscription)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -279,7 +282,7 @@ rmw_return_loaned_message_from_subscription(
   const rmw_subscription_t * subscription, void * loaned_message)
 {
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  if (!subscription->can_loan_messages) {
+  if (!impl_of(subscription)->can_loan()) {
     return loans_unsupported();
   }
   RMW_CHECK_ARGUMENT_FOR_NULL(loaned_message, RMW_RET_INVALID_ARGUMENT);
@@ -290,11 +293,18 @@ rmw_ret_t
 rmw_subscription_set_content_filter(
   rmw_subscription_t * subscription, const rmw_subscription_content_filter_options_t * options)
 {
-  (void)options;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not filter content (is_cft_enabled is false): filter in the callback");
-  return RMW_RET_UNSUPPORTED;
+  RMW_CHECK_ARGUMENT_FOR_NULL(options, RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(options->filter_expression, RMW_RET_INVALID_ARGUMENT);
+  if (options->expression_parameters.size > 0) {
+    RMW_CHECK_ARGUMENT_FOR_NULL(options->expression_parameters.data, RMW_RET_INVALID_ARGUMENT);
+  }
+  rmw_hdds::Subscription * impl = impl_of(subscription);
+  const rmw_ret_t ret = impl->set_content_filter(
+    options->filter_expression, options->expression_parameters.size,
+    options->expression_parameters.data);
+  subscription->is_cft_enabled = impl->has_content_filter();
+  return ret;
 }
 
 rmw_ret_t
@@ -302,12 +312,11 @@ rmw_subscription_get_content_filter(
   const rmw_subscription_t * subscription, rcutils_allocator_t * allocator,
   rmw_subscription_content_filter_options_t * options)
 {
-  (void)allocator;
-  (void)options;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG(
-    "rmw_hdds does not filter content (is_cft_enabled is false): filter in the callback");
-  return RMW_RET_UNSUPPORTED;
+  RCUTILS_CHECK_ALLOCATOR_WITH_MSG(
+    allocator, "allocator is invalid", return RMW_RET_INVALID_ARGUMENT);
+  RMW_CHECK_ARGUMENT_FOR_NULL(options, RMW_RET_INVALID_ARGUMENT);
+  return impl_of(subscription)->get_content_filter(allocator, options);
 }
 
 rmw_ret_t
@@ -315,11 +324,9 @@ rmw_subscription_get_network_flow_endpoints(
   const rmw_subscription_t * subscription, rcutils_allocator_t * allocator,
   rmw_network_flow_endpoint_array_t * network_flow_endpoint_array)
 {
-  (void)allocator;
-  (void)network_flow_endpoint_array;
   HDDS_CHECK_SUBSCRIPTION(subscription, RMW_RET_INVALID_ARGUMENT);
-  RMW_SET_ERROR_MSG("rmw_hdds does not report network flow endpoints");
-  return RMW_RET_UNSUPPORTED;
+  return rmw_hdds::reader_network_flow_endpoints(
+    impl_of(subscription)->reader(), allocator, network_flow_endpoint_array);
 }
 
 }  // extern "C"

@@ -122,10 +122,17 @@ TEST(NullArguments, AreRejected)
   rmw_reset_error();
 }
 
-TEST(NotYetImplemented, FailsLoudly)
+TEST(LogSeverity, ValidSeveritiesAreAcceptedOthersRefused)
 {
-  EXPECT_EQ(RMW_RET_UNSUPPORTED, rmw_set_log_severity(RMW_LOG_SEVERITY_DEBUG));
-  EXPECT_NE(std::string::npos, take_error().find("rmw_set_log_severity is not implemented yet"));
+  for (rmw_log_severity_t s : {RMW_LOG_SEVERITY_DEBUG, RMW_LOG_SEVERITY_INFO,
+      RMW_LOG_SEVERITY_WARN, RMW_LOG_SEVERITY_ERROR, RMW_LOG_SEVERITY_FATAL})
+  {
+    EXPECT_EQ(RMW_RET_OK, rmw_set_log_severity(s)) << s << ": " << take_error();
+  }
+  EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_set_log_severity(static_cast<rmw_log_severity_t>(7)));
+  EXPECT_NE(std::string::npos, take_error().find("7 is not a severity"));
+  EXPECT_EQ(RMW_RET_INVALID_ARGUMENT, rmw_set_log_severity(static_cast<rmw_log_severity_t>(-1)));
+  rmw_reset_error();
 }
 
 TEST(Gids, CompareByBytes)

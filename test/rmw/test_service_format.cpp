@@ -190,9 +190,13 @@ TEST(ServiceFormat, FastDdsRequestNamesTheReplyReader)
   std::memcpy(related.data(), request_identity.data(), 16);
   int32_t high;
   uint32_t low;
+  // The wire's {high, low} as one int64 (shifting a negative `high` left is UB before C++20).
+  const auto sn_of = [](int32_t h, uint32_t l) {
+    return static_cast<int64_t>((uint64_t{static_cast<uint32_t>(h)} << 32) | l);
+  };
   std::memcpy(&high, request_identity.data() + 16, 4);  // little-endian submessage, LE host
   std::memcpy(&low, request_identity.data() + 20, 4);
-  EXPECT_EQ((static_cast<int64_t>(high) << 32) | low, sf::kSequenceNumberUnknown);
+  EXPECT_EQ(sn_of(high, low), sf::kSequenceNumberUnknown);
   EXPECT_TRUE(sf::is_reader_guid(related));
 
   RequestSample s;
@@ -210,7 +214,7 @@ TEST(ServiceFormat, FastDdsRequestNamesTheReplyReader)
   std::memcpy(&high, reply_identity.data() + 16, 4);
   std::memcpy(&low, reply_identity.data() + 20, 4);
   EXPECT_EQ(0, std::memcmp(reply_identity.data(), id.writer_guid, 16));
-  EXPECT_EQ((static_cast<int64_t>(high) << 32) | low, id.sequence_number);
+  EXPECT_EQ(sn_of(high, low), id.sequence_number);
   EXPECT_TRUE(sf::reply_names_client(sf::guid_of(id), related, s.writer_guid));
   EXPECT_FALSE(
     sf::reply_names_client(guid("010f7f01f661b8e90000000000001104"), related, s.writer_guid));

@@ -64,6 +64,16 @@ impl InstanceState {
     }
 }
 
+/// The status a change that left its instance in `state` carried (the inverse of
+/// [`InstanceState::after`]).
+pub(crate) fn status_of(state: InstanceState) -> StatusInfo {
+    match state {
+        InstanceState::Alive => StatusInfo::ALIVE,
+        InstanceState::NotAliveDisposed => StatusInfo::DISPOSED,
+        InstanceState::NotAliveNoWriters => StatusInfo::UNREGISTERED,
+    }
+}
+
 /// What a write is: a sample (of an instance, for keyed writers), or an instance's disposal or
 /// unregistration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -33,7 +33,11 @@ use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
 use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
-use crate::wire::{EntityKind, Guid};
+use crate::wire::{EntityKind, Guid, Locator};
+
+/// A reader-side content filter: true if a sample, given its serialized payload (encapsulation
+/// header included), may enter the reader's history. See [`Reader::set_sample_filter`].
+pub type SampleFilter = dyn Fn(&[u8]) -> bool + Send + Sync;
 
 pub struct Reader {
     shared: Arc<ReaderShared>,
@@ -67,6 +71,8 @@ pub(crate) struct ReaderShared {
     /// Statuses, attached wait sets, listeners.
     pub(crate) events: Arc<Events>,
     pub(crate) deadline: Option<Deadline>,
+    /// Held while the filter runs, so that replacing it waits for a running call.
+    filter: Mutex<Option<Arc<SampleFilter>>>,
 }
 
 struct ReaderState {
@@ -115,6 +121,7 @@ impl Reader {
             keys,
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
+            filter: Mutex::new(None),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -158,6 +165,12 @@ impl Reader {
 
     /// Waits until a sample is available or `timeout` passes; true when one is available.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
+        if self.shm_port().is_some() {
+            // Same-host writers: wait as a wait set does, on the participant's doorbell, so that a
+            // sample wakes this thread directly (runtime/waitset.rs, doorbell mode).
+            let mut entry = [super::waitset::WaitEntry::new(super::waitset::Target::ReaderData(self))];
+            return super::waitset::WaitSet::new().wait(&mut entry[..], Some(timeout));
+        }
         let deadline = Instant::now().checked_add(timeout);
         let mut st = self.shared.lock();
         while st.queue.is_empty() {
@@ -173,6 +186,22 @@ impl Reader {
             st.waiters -= 1;
         }
         true
+    }
+
+    /// The shared-memory side of the reader's participant, when a same-host writer delivers to
+    /// the reader through it.
+    pub(crate) fn shm_port(&self) -> Option<&Arc<super::net::shm::ShmPort>> {
+        if self.shared.shm_writers.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        self.net.as_ref()?.shm.as_ref()
+    }
+
+    /// The network locators this reader receives on: the participant's user-data unicast port on
+    /// each of its interfaces (shared by all its readers; no user-data multicast). Empty for a
+    /// same-process-only participant.
+    pub fn locators(&self) -> Vec<Locator> {
+        self.net.as_ref().map(|n| n.default_locators.clone()).unwrap_or_default()
     }
 
     /// How many samples wait to be taken.
@@ -224,6 +253,26 @@ impl Reader {
     pub(crate) fn events(&self) -> &Arc<Events> {
         &self.shared.events
     }
+
+    /// Installs a content filter (`None` removes it). Every sample with data that arrives from
+    /// then on, from any writer, same-process or remote, is given to it on the delivering thread
+    /// before it enters the history; one it refuses is dropped there: it takes no history slot,
+    /// wakes no waiter and calls no listener. The samples already in the history are filtered
+    /// here too, so once this returns the history holds only samples the filter accepts: a
+    /// filter set right after the reader's creation also covers what arrived in between (a
+    /// TRANSIENT_LOCAL writer's history). Calls never overlap, and once this returns the
+    /// previous filter is not running and will not run again.
+    ///
+    /// The filter runs under engine locks (the reader's history lock here, its port lock or a
+    /// same-process writer's lock on delivery): it must not call into the engine, block, or panic.
+    pub fn set_sample_filter(&self, filter: Option<Arc<SampleFilter>>) {
+        // Filter lock, then history lock; delivery takes them one after the other, never nested.
+        let mut slot = lock(&self.shared.filter);
+        if let Some(f) = &filter {
+            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(&s.data));
+        }
+        *slot = filter;
+    }
 }
 
 impl Drop for Reader {
@@ -251,6 +300,9 @@ impl ReaderShared {
     /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
     /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
+        if !self.passes_filter(&sample) {
+            return;
+        }
         sample.info.reception_timestamp = time::now();
         self.push(sample);
         self.wake();
@@ -278,10 +330,22 @@ impl ReaderShared {
         self.events.waiters.notify();
     }
 
-    /// A sample the RTPS machine released, received at `now` (wall clock); true when it was added.
-    /// Disposals and unregistrations (keyed topics of other vendors) and empty payloads are not
-    /// samples a keyless reader can hand out; a keyed reader hands disposals and unregistrations
-    /// out without data.
+    /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
+    /// always pass: the filter looks at data.
+    fn passes_filter(&self, sample: &Sample) -> bool {
+        if !sample.info.valid_data {
+            return true;
+        }
+        match &*lock(&self.filter) {
+            Some(f) => f(&sample.data),
+            None => true,
+        }
+    }
+
+    /// A sample the RTPS machine released, received at `now` (wall clock); true when it was added
+    /// (the sample filter runs first, as in [`Self::deliver`]). Disposals and unregistrations
+    /// (keyed topics of other vendors) and empty payloads are not samples a keyless reader can hand
+    /// out; a keyed reader hands disposals and unregistrations out without data.
     pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
         let key_hash = match &self.keys {
@@ -290,7 +354,7 @@ impl ReaderShared {
             Some(_) if status.is_alive() && d.payload.is_empty() => return false,
             Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
         };
-        self.push(Sample {
+        let sample = Sample {
             data: d.payload,
             info: SampleInfo {
                 source_timestamp: d.meta.source_timestamp.unwrap_or(now),
@@ -302,7 +366,11 @@ impl ReaderShared {
                 valid_data: status.is_alive(),
                 related_sample_identity: d.meta.related_sample_identity,
             },
-        });
+        };
+        if !self.passes_filter(&sample) {
+            return false;
+        }
+        self.push(sample);
         true
     }
 

@@ -15,14 +15,26 @@
 //! - Steady state allocates nothing: attaching pushes an `Arc` clone into a vector that keeps its
 //!   capacity, detaching swap-removes it.
 //!
+//! - Doorbell mode: when an entry is a reader that same-host writers serve through shared memory
+//!   (`runtime/net/shm.rs`), the wait sleeps on that participant's doorbell (a futex those
+//!   writers ring) instead of its condition variable, and drains the rings itself when it wakes:
+//!   a sample from another process then wakes one thread, the waiting one, instead of the
+//!   participant's reader thread and then this one (writers wake the waiting thread instead of the
+//!   reader thread while such a wait is registered; `transport/shm/doorbell.rs`). `signal` rings the same doorbell, so every
+//!   other wake-up still arrives; the check of `signalled` comes after reading the doorbell's
+//!   count, so a signal between the two makes the sleep return at once.
+//!
 //! Lock order: an entity's state lock (if any), then its `Waiters` list, then a wait set's
-//! `signalled` mutex. A wait set never holds its own mutex while it attaches or looks.
+//! `signalled` mutex, then its doorbell slot. A wait set never holds its own mutex while it
+//! attaches or looks.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::condition::GuardCondition;
+use super::events::run_listeners;
 use super::net::lock;
+use super::net::shm::ShmPort;
 use super::reader::Reader;
 use super::status::StatusMask;
 use super::writer::Writer;
@@ -32,12 +44,39 @@ use super::writer::Writer;
 pub(crate) struct WaitCore {
     signalled: Mutex<bool>,
     cv: Condvar,
+    /// Set while a wait sleeps on a participant's doorbell (doorbell mode).
+    bell: Mutex<Option<Arc<ShmPort>>>,
 }
 
 impl WaitCore {
     fn signal(&self) {
         *lock(&self.signalled) = true;
         self.cv.notify_one();
+        if let Some(port) = lock(&self.bell).as_ref() {
+            port.wake_drainers();
+        }
+    }
+
+    /// Doorbell mode: sleeps on `port`'s doorbell, draining its rings at each wake-up, until
+    /// signalled (true) or `deadline` passes (false). Also returns the doorbell count up to which
+    /// everything was drained.
+    fn sleep_on_bell(&self, port: &ShmPort, deadline: Option<Instant>) -> (bool, u32) {
+        loop {
+            let seen = port.bell();
+            port.drain();
+            run_listeners();
+            if *lock(&self.signalled) {
+                return (true, seen);
+            }
+            let left = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(l) if !l.is_zero() => l,
+                    _ => return (false, seen),
+                },
+                None => Duration::from_secs(3600),
+            };
+            port.sleep(seen, left);
+        }
     }
 
     fn reset(&self) {
@@ -176,6 +215,11 @@ impl WaitSet {
             return any;
         }
         let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let port = (0..entries.len()).find_map(|i| match entries.target(i) {
+            Target::ReaderData(r) => r.shm_port().cloned(),
+            _ => None,
+        });
+        *lock(&self.core.bell) = port.clone();
         for i in 0..entries.len() {
             entries.target(i).waiters().attach(&self.core);
         }
@@ -184,7 +228,16 @@ impl WaitSet {
             if poll_all(entries) {
                 break true;
             }
-            if !self.core.sleep(deadline) {
+            let signalled = match &port {
+                Some(p) => {
+                    p.enter_drainer();
+                    let (signalled, drained) = self.core.sleep_on_bell(p, deadline);
+                    p.leave_drainer(drained);
+                    signalled
+                }
+                None => self.core.sleep(deadline),
+            };
+            if !signalled {
                 // Timed out: one last look, for what changed while the deadline passed.
                 break poll_all(entries);
             }
@@ -192,6 +245,7 @@ impl WaitSet {
         for i in 0..entries.len() {
             entries.target(i).waiters().detach(&self.core);
         }
+        *lock(&self.core.bell) = None;
         any
     }
 }

@@ -39,7 +39,7 @@ use crate::time;
 use crate::transport::intra::{self, TopicKey};
 use crate::transport::shm::ring::SampleDesc;
 use crate::transport::shm::writer::ShmWriter;
-use crate::wire::{EntityId, EntityKind, Guid};
+use crate::wire::{EntityId, EntityKind, Guid, Locator};
 
 #[path = "writer_loan.rs"]
 mod loan;
@@ -254,13 +254,23 @@ impl Writer {
             instances::admit(&mut st.history, keyed, self.shared.qos.depth(), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.next_deadline());
-        drop(st);
+        // A batching writer sends under its lock (see `send_if_batching`), others without it.
+        let batching = st.net.as_ref().is_some_and(WriterPort::batching);
+        let st = if batching {
+            Some(st)
+        } else {
+            drop(st);
+            None
+        };
         if let Some(net) = &self.net {
             if self.shared.qos.reliability == Reliability::BestEffort {
                 net.flush_paced(&mut out);
             } else {
                 net.flush(&mut out);
             }
+        }
+        drop(st);
+        if let Some(net) = &self.net {
             net.timer.schedule(next);
         }
         watchdog::schedule(lease_ends);
@@ -330,6 +340,7 @@ impl Writer {
                 Err(WriteBlocked) => {
                     // Send the HEARTBEAT the machine asked for, without the lock.
                     let next = port.next_deadline();
+                    send_if_batching(&st, net, out);
                     drop(st);
                     net.flush(out);
                     net.timer.schedule(next);
@@ -369,11 +380,17 @@ impl Writer {
         let Some(port) = st.net.as_mut() else { return };
         port.flush_batch(&mut out);
         let next = port.next_deadline();
-        drop(st);
         if let Some(net) = &self.net {
-            net.flush(&mut out);
+            send_if_batching(&st, net, &mut out);
+            drop(st);
             net.timer.schedule(next);
         }
+    }
+
+    /// The network locators this writer sends from: the participant's send socket (shared by
+    /// all its writers). Empty for a same-process-only participant.
+    pub fn locators(&self) -> Vec<Locator> {
+        self.net.as_ref().map(|n| n.send_locators()).unwrap_or_default()
     }
 
     /// How many readers this writer currently delivers to: same-process and remote.
@@ -511,6 +528,33 @@ impl WriterShared {
         }
     }
 
+    /// Starts serving a same-host reader through the ring; true if it is new. A TRANSIENT_LOCAL
+    /// reader first gets the kept history, published into the ring directed to it, under the same
+    /// lock as new writes (as `attach_reader` does for same-process readers): it misses nothing
+    /// and gets nothing twice, and a writer with no same-host reader copies nothing into the ring.
+    pub(crate) fn shm_match_reader(&self, reader: Guid, reliable: bool, transient_local: bool) -> Result<bool> {
+        let Some(shm) = &self.shm else { return Ok(false) };
+        let st = self.lock();
+        if !shm.match_reader(reader, reliable)? {
+            return Ok(false);
+        }
+        if transient_local && self.qos.durability == Durability::TransientLocal {
+            let deadline = Instant::now().checked_add(self.qos.max_blocking_time);
+            for s in &st.history {
+                let desc = SampleDesc {
+                    sn: s.info.sequence_number,
+                    source_timestamp: s.info.source_timestamp,
+                    related: s.info.related_sample_identity,
+                    directed_to: Some(reader),
+                    key_hash: s.info.key_hash,
+                    status_info: instances::status_of(s.info.instance_state).0,
+                };
+                shm.publish(&desc, &s.data, deadline)?;
+            }
+        }
+        Ok(true)
+    }
+
     /// Whether `reader` gets this writer's samples, on any path.
     fn has_matched_reader(&self, st: &WriterState, reader: Guid) -> bool {
         st.matched.iter().any(|r| r.guid == reader)
@@ -578,6 +622,7 @@ impl WriterShared {
     /// Runs `f` (an ACKNACK, a NACK_FRAG) on the machine; returns its next deadline.
     pub(crate) fn net_drive(
         &self,
+        net: &Network,
         out: &mut Outbox,
         f: impl FnOnce(&mut StatefulWriter, &mut Vec<WriterAction>),
     ) -> Option<Instant> {
@@ -585,17 +630,32 @@ impl WriterShared {
         let p = st.net.as_mut()?;
         p.drive(out, f);
         let next = p.next_deadline();
+        send_if_batching(&st, net, out);
         drop(st);
         self.acked.notify_all();
         next
     }
 
-    pub(crate) fn net_on_timer(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+    pub(crate) fn net_on_timer(&self, net: &Network, now: Instant, out: &mut Outbox) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
         if p.next_deadline().is_some_and(|t| t <= now) {
-            p.drive(out, |w, a| w.on_timer(now, a));
+            if p.batching() {
+                let mut mine = Outbox::new();
+                p.drive(&mut mine, |w, a| w.on_timer(now, a));
+                send_if_batching(&st, net, &mut mine);
+            } else {
+                p.drive(out, |w, a| w.on_timer(now, a));
+            }
         }
-        p.next_deadline()
+        st.net.as_ref()?.next_deadline()
+    }
+}
+
+/// Sends `out` now, under the writer's lock `st`, if the writer batches its writes (see
+/// [`WriterPort::batching`]); otherwise leaves it for the caller to send once the lock is released.
+fn send_if_batching(st: &WriterState, net: &Network, out: &mut Outbox) {
+    if st.net.as_ref().is_some_and(WriterPort::batching) {
+        net.flush(out);
     }
 }

@@ -195,6 +195,11 @@ impl UdpSender {
     pub fn send_to(&self, datagram: &[u8], to: SocketAddr) -> io::Result<()> {
         self.socket.send_to(datagram, to).map(|_| ())
     }
+
+    /// The address datagrams leave from (the first interface, a port the kernel chose).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
 }
 
 impl UdpReceiver {

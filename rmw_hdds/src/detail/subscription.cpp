@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "detail/gid.hpp"
 #include "detail/names.hpp"
@@ -44,7 +45,8 @@ Subscription * Subscription::create(
     RMW_UNIQUE_NETWORK_FLOW_ENDPOINTS_STRICTLY_REQUIRED)
   {
     RMW_SET_ERROR_MSG(
-      "rmw_hdds does not support unique network flow endpoints: create the subscription with "
+      "rmw_hdds does not support unique network flow endpoints (every endpoint of a context "
+      "shares its participant's ports): create the subscription with "
       "require_unique_network_flow_endpoints NOT_REQUIRED or OPTIONALLY_REQUIRED");
     return nullptr;
   }
@@ -54,6 +56,16 @@ Subscription * Subscription::create(
   }
   MessageTypeSupport ts;
   if (MessageTypeSupport::resolve(type_support, &ts) != RMW_RET_OK) {
+    return nullptr;
+  }
+  // A bad filter fails before anything exists (no reader, nothing in the graph).
+  std::unique_ptr<ContentFilter> filter;
+  const rmw_subscription_content_filter_options_t * cft = options.content_filter_options;
+  if (cft != nullptr && cft->filter_expression != nullptr && cft->filter_expression[0] != '\0' &&
+    ContentFilter::create(
+      ts, cft->filter_expression, cft->expression_parameters.size,
+      cft->expression_parameters.data, &filter) != RMW_RET_OK)
+  {
     return nullptr;
   }
   const std::string dds_topic = names::topic_to_dds(topic_name, qos.avoid_ros_namespace_conventions);
@@ -102,6 +114,13 @@ Subscription * Subscription::create(
     return nullptr;
   }
   sub->registered_ = true;
+  if (filter) {
+    // Also filters what arrived since the reader was created (a TRANSIENT_LOCAL history).
+    std::lock_guard<std::mutex> lock(sub->filter_mutex_);
+    if (sub->install_filter(std::move(filter)) != RMW_RET_OK) {
+      return nullptr;
+    }
+  }
   return sub.release();
 }
 
@@ -113,6 +132,10 @@ Subscription::~Subscription()
   // Not under mutex_: clearing waits for a running on_data, which takes it.
   if (listening_) {
     hdds_reader_set_data_listener(reader_.get(), nullptr, nullptr);
+  }
+  if (filter_) {
+    // Waits for a running call: the filter can go after this.
+    hdds_reader_set_sample_filter(reader_.get(), nullptr, nullptr);
   }
   events_.reset();
   reader_.reset();
@@ -315,5 +338,67 @@ void Subscription::on_data(const void * user, size_t count)
         self->callback_(self->callback_user_data_, count);
       }
     });
+}
+
+rmw_ret_t Subscription::set_content_filter(
+  const char * expression, size_t parameter_count, const char * const * parameters)
+{
+  std::unique_ptr<ContentFilter> filter;
+  if (expression[0] != '\0') {
+    const rmw_ret_t ret =
+      ContentFilter::create(type_support_, expression, parameter_count, parameters, &filter);
+    if (ret != RMW_RET_OK) {
+      return ret;
+    }
+  }
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  return install_filter(std::move(filter));
+}
+
+rmw_ret_t Subscription::install_filter(std::unique_ptr<ContentFilter> filter)
+{
+  if (!filter && !filter_) {
+    return RMW_RET_OK;
+  }
+  const HddsRet r = filter ?
+    hdds_reader_set_sample_filter(reader_.get(), &Subscription::filter_sample, filter.get()) :
+    hdds_reader_set_sample_filter(reader_.get(), nullptr, nullptr);
+  if (r != HDDS_RET_OK) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: cannot set the content filter: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  // The engine no longer calls the old filter: it can go.
+  filter_ = std::move(filter);
+  return RMW_RET_OK;
+}
+
+bool Subscription::has_content_filter() const
+{
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  return filter_ != nullptr;
+}
+
+rmw_ret_t Subscription::get_content_filter(
+  rcutils_allocator_t * allocator, rmw_subscription_content_filter_options_t * out) const
+{
+  std::lock_guard<std::mutex> lock(filter_mutex_);
+  if (!filter_) {
+    RMW_SET_ERROR_MSG(
+      "rmw_hdds: this subscription has no content filter (set one with "
+      "rmw_subscription_set_content_filter or in the subscription options)");
+    return RMW_RET_ERROR;
+  }
+  std::vector<const char *> parameters;
+  for (const std::string & p : filter_->parameters()) {
+    parameters.push_back(p.c_str());
+  }
+  return rmw_subscription_content_filter_options_init(
+    filter_->expression().c_str(), parameters.size(), parameters.data(), allocator, out);
+}
+
+bool Subscription::filter_sample(const void * user, const uint8_t * data, size_t len)
+{
+  // matches_serialized is noexcept and touches neither rmw error state nor logging.
+  return static_cast<ContentFilter *>(const_cast<void *>(user))->matches_serialized(data, len);
 }
 }  // namespace rmw_hdds

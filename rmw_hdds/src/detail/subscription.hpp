@@ -15,12 +15,14 @@
 #include <mutex>
 #include <string>
 
+#include "detail/content_filter.hpp"
 #include "detail/event.hpp"
 #include "detail/hdds_handle.hpp"
 #include "detail/loans.hpp"
 #include "detail/type_support.hpp"
 #include "rmw/event_callback_type.h"
 #include "rmw/message_sequence.h"
+#include "rmw/subscription_content_filter_options.h"
 #include "rmw/types.h"
 
 namespace rmw_hdds
@@ -63,6 +65,18 @@ public:
 
   rmw_ret_t set_on_new_message_callback(rmw_event_callback_t callback, const void * user_data);
 
+  // Content filter (detail/content_filter.hpp), installed in the engine reader: samples that do
+  // not pass are dropped as they arrive, and those already waiting when it is set. An empty
+  // expression removes the filter. On a bad expression or parameter: RMW_RET_INVALID_ARGUMENT
+  // (message set), the previous filter stays. Thread-safe.
+  rmw_ret_t set_content_filter(
+    const char * expression, size_t parameter_count, const char * const * parameters);
+  bool has_content_filter() const;
+  // The filter's expression and parameters, allocated with `allocator` into `out`.
+  // RMW_RET_ERROR (message set) when no filter is set.
+  rmw_ret_t get_content_filter(
+    rcutils_allocator_t * allocator, rmw_subscription_content_filter_options_t * out) const;
+
   const rmw_qos_profile_t & actual_qos() const {return actual_qos_;}
   const rmw_gid_t & gid() const {return gid_;}
   const HddsReader * reader() const {return reader_.get();}
@@ -75,6 +89,9 @@ private:
   // Deserializes the sample into `ros_message` and fills `info` unless it is null.
   rmw_ret_t read_sample(const SampleHandle & sample, void * ros_message, rmw_message_info_t * info);
   static void on_data(const void * user, size_t count);
+  static bool filter_sample(const void * user, const uint8_t * data, size_t len);
+  // Puts `filter` (nullptr: none) in the engine reader and keeps it. Call with filter_mutex_ held.
+  rmw_ret_t install_filter(std::unique_ptr<ContentFilter> filter);
 
   Node & node_;
   ReaderHandle reader_;
@@ -89,6 +106,10 @@ private:
   rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_
   const void * callback_user_data_ = nullptr;  // guarded by mutex_
   bool listening_ = false;  // guarded by mutex_
+
+  mutable std::mutex filter_mutex_;
+  // The engine reader calls filter_->matches_serialized, one call at a time.
+  std::unique_ptr<ContentFilter> filter_;  // guarded by filter_mutex_
 };
 }  // namespace rmw_hdds
 

@@ -262,6 +262,8 @@ rmw_ret_t ServiceTypeSupport::resolve(
 
 const char * MessageTypeSupport::type_name() const {return plan_->type_name.c_str();}
 
+const void * MessageTypeSupport::introspection() const {return plan_->members;}
+
 bool MessageTypeSupport::is_cpp() const {return plan_->lang == Lang::Cpp;}
 
 size_t MessageTypeSupport::message_size() const {return plan_->size_of;}

@@ -41,6 +41,9 @@ public:
     const rosidl_message_type_support_t * type_support, MessageTypeSupport * out);
 
   bool valid() const {return plan_ != nullptr;}
+  // The type's rosidl introspection MessageMembers (C or C++, as is_cpp() says), for code that
+  // walks fields by name (content filters).
+  const void * introspection() const;
   // "pkg/msg/Name" (services: "pkg/srv/Name_Request"), for messages and logs.
   const char * type_name() const;
   // True if the type support is rosidl_typesupport_introspection_cpp (the message is a C++

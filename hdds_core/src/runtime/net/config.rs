@@ -50,10 +50,23 @@ pub struct NetworkConfig {
     /// writer's next HEARTBEAT or repair, on [`crate::Writer::flush`], or at the latest 1 ms after
     /// it was written. For throughput; it costs latency, so it is off by default.
     pub write_batching: bool,
+    /// At most this many remote participants are kept. An announcement from one more is dropped
+    /// and counted ([`super::NetStats::participants_over_limit`]) until one of them leaves: a flood
+    /// of participants (runaway launch, forged announcements) costs a counter, not memory.
+    pub max_remote_participants: usize,
+    /// At most this many remote writers and readers are kept, in all. One more is dropped and
+    /// counted ([`super::NetStats::endpoints_over_limit`]); it is taken when its SEDP data comes
+    /// again after another endpoint left.
+    pub max_remote_endpoints: usize,
     /// Shared memory with the hdds participants of other processes on this host (on by default;
     /// `transport::shm` describes the path).
     pub shared_memory: SharedMemoryConfig,
 }
+
+/// Defaults of the discovery caps: far above a large ROS system (500 nodes of about 30 endpoints
+/// each, parameter services included), far below what would exhaust a process.
+pub const DEFAULT_MAX_REMOTE_PARTICIPANTS: usize = 4096;
+pub const DEFAULT_MAX_REMOTE_ENDPOINTS: usize = 65536;
 
 impl Default for NetworkConfig {
     fn default() -> Self {
@@ -69,6 +82,8 @@ impl Default for NetworkConfig {
             socket_buffer_bytes: 4 << 20,
             domain_tag: String::new(),
             write_batching: false,
+            max_remote_participants: DEFAULT_MAX_REMOTE_PARTICIPANTS,
+            max_remote_endpoints: DEFAULT_MAX_REMOTE_ENDPOINTS,
             shared_memory: SharedMemoryConfig::default(),
         }
     }
@@ -96,6 +111,8 @@ pub(crate) struct Resolved {
     pub(crate) socket_buffer_bytes: usize,
     pub(crate) domain_tag: String,
     pub(crate) write_batching: bool,
+    pub(crate) max_remote_participants: usize,
+    pub(crate) max_remote_endpoints: usize,
     pub(crate) shared_memory: SharedMemoryConfig,
 }
 
@@ -118,6 +135,13 @@ impl NetworkConfig {
             return Err(Error::bad_argument(format!(
                 "lease_duration {:?} is below 100 ms: peers would drop the participant between two announcements",
                 self.lease_duration
+            )));
+        }
+        if self.max_remote_participants == 0 || self.max_remote_endpoints == 0 {
+            return Err(Error::bad_argument(format!(
+                "max_remote_participants ({}) and max_remote_endpoints ({}) must be at least 1: the participant \
+                 would discover nothing",
+                self.max_remote_participants, self.max_remote_endpoints
             )));
         }
         let interfaces = if !self.interfaces.is_empty() {
@@ -160,6 +184,8 @@ impl NetworkConfig {
             socket_buffer_bytes: self.socket_buffer_bytes,
             domain_tag: self.domain_tag.clone(),
             write_batching: self.write_batching,
+            max_remote_participants: self.max_remote_participants,
+            max_remote_endpoints: self.max_remote_endpoints,
             shared_memory: self.shared_memory,
         })
     }

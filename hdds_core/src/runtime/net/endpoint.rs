@@ -59,6 +59,14 @@ impl WriterPort {
         self.batch.get_or_insert_with(Batch::default);
     }
 
+    /// Whether write batching is on. A batching port's datagrams are sent while the writer's lock
+    /// is held: the writing thread, the timer and the receive thread all flush batches, and a
+    /// batch sent after the lock is released could overtake an earlier one (a best-effort reader
+    /// drops what arrives after a newer sample).
+    pub(crate) fn batching(&self) -> bool {
+        self.batch.is_some()
+    }
+
     /// When the port needs the timer: the machine's deadline, or a batch's.
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
         let batch = self.batch.as_ref().and_then(|b| b.since).map(|t| t + BATCH_DELAY);

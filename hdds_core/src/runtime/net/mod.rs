@@ -98,6 +98,10 @@ pub struct NetStats {
     pub spdp_answers: u64,
     pub participants_lost_by_lease: u64,
     pub participants_disposed: u64,
+    /// Announcements of a new participant dropped because `max_remote_participants` were known.
+    pub participants_over_limit: u64,
+    /// SEDP data of a new writer or reader dropped because `max_remote_endpoints` were known.
+    pub endpoints_over_limit: u64,
     /// Shared memory is in use: enabled, and /dev/shm was usable when the participant started.
     pub shm_active: bool,
     /// Samples our writers published into their shared-memory rings.
@@ -133,6 +137,8 @@ pub(crate) struct Counters {
     spdp_answers: AtomicU64,
     participants_lost_by_lease: AtomicU64,
     participants_disposed: AtomicU64,
+    participants_over_limit: AtomicU64,
+    endpoints_over_limit: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -305,6 +311,15 @@ impl Network {
         Ok(net)
     }
 
+    /// Where our writers' datagrams leave from: the one send socket every endpoint shares.
+    pub(crate) fn send_locators(&self) -> Vec<Locator> {
+        match self.udp.local_addr() {
+            Ok(SocketAddr::V4(a)) => vec![Locator::udpv4(*a.ip(), a.port())],
+            Ok(SocketAddr::V6(a)) => vec![Locator::udpv6(*a.ip(), a.port())],
+            Err(_) => Vec::new(),
+        }
+    }
+
     pub(crate) fn stats(&self) -> NetStats {
         let c = &self.counters;
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -333,6 +348,8 @@ impl Network {
             spdp_answers: g(&c.spdp_answers),
             participants_lost_by_lease: g(&c.participants_lost_by_lease),
             participants_disposed: g(&c.participants_disposed),
+            participants_over_limit: g(&c.participants_over_limit),
+            endpoints_over_limit: g(&c.endpoints_over_limit),
             shm_active: self.shm.is_some(),
             shm_samples_written: s(|c| &c.samples_written),
             shm_samples_read: s(|c| &c.samples_read),
@@ -445,7 +462,7 @@ impl Network {
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
         let writers: Vec<_> = read(&self.writers).values().cloned().collect();
         for w in writers {
-            next = min_deadline(next, w.net_on_timer(now, &mut out));
+            next = min_deadline(next, w.net_on_timer(self, now, &mut out));
         }
         let readers: Vec<_> = read(&self.readers).values().cloned().collect();
         for r in readers {

@@ -240,7 +240,7 @@ impl Network {
         let Some(w) = read(&self.writers).get(&writer_id).map(Arc::clone) else {
             return bump(&self.counters.unroutable_submessages);
         };
-        let next = w.net_drive(out, f);
+        let next = w.net_drive(self, out, f);
         self.timer.schedule(next);
     }
 }

@@ -449,6 +449,10 @@ impl Network {
         match db.remote_writers.get(&w.guid) {
             Some(old) if old.data == w => return,
             Some(_) => self.forget_remote_writer(&mut db, w.guid),
+            None if db.remote_writers.len() + db.remote_readers.len() >= self.cfg.max_remote_endpoints => {
+                bump(&self.counters.endpoints_over_limit);
+                return;
+            }
             None => {}
         }
         let mut matched = Vec::new();
@@ -472,6 +476,10 @@ impl Network {
         match db.remote_readers.get(&rd.guid) {
             Some(old) if old.data == rd => return,
             Some(_) => self.forget_remote_reader(&mut db, rd.guid),
+            None if db.remote_writers.len() + db.remote_readers.len() >= self.cfg.max_remote_endpoints => {
+                bump(&self.counters.endpoints_over_limit);
+                return;
+            }
             None => {}
         }
         let mut matched = Vec::new();

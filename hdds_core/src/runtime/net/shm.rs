@@ -92,7 +92,7 @@ impl ShmPort {
     /// Stops the thread, lets go of every ring and removes the doorbell. Idempotent.
     pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Release);
-        self.doorbell.ring();
+        self.doorbell.kick_reader();
         if let Some(h) = lock(&self.thread).take() {
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
@@ -107,13 +107,43 @@ impl ShmPort {
             let seen = self.doorbell.current();
             let backlog = self.drain();
             run_listeners();
-            self.doorbell.wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
+            // Sleeps while an application thread drains (doorbell mode), or until the next ring.
+            self.doorbell.reader_wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
         }
     }
 
+    /// The doorbell's count, for [`ShmPort::sleep`].
+    pub(crate) fn bell(&self) -> u32 {
+        self.doorbell.current()
+    }
+
+    /// Wakes the application threads sleeping in [`ShmPort::sleep`] (a wait set whose entry
+    /// became ready in this process).
+    pub(crate) fn wake_drainers(&self) {
+        self.doorbell.wake_drainers();
+    }
+
+    /// Sleeps until the doorbell moves past `seen` (spinning first), at most `timeout`.
+    pub(crate) fn sleep(&self, seen: u32, timeout: Duration) {
+        self.doorbell.wait(seen, self.cfg.spin, timeout);
+    }
+
+    /// An application thread starts waiting on the doorbell: writers wake it, not the reader
+    /// thread, and it drains the rings itself.
+    pub(crate) fn enter_drainer(&self) {
+        self.doorbell.enter_drainer();
+    }
+
+    /// ... and stops, having drained everything rung up to doorbell count `drained`.
+    pub(crate) fn leave_drainer(&self, drained: u32) {
+        self.doorbell.leave_drainer(drained);
+    }
+
     /// Moves what every attached ring holds into the readers' histories; true while a KEEP_ALL
-    /// reader's full queue holds a ring back.
-    fn drain(&self) -> bool {
+    /// reader's full queue holds a ring back. The reader thread calls it after each wake-up, and so
+    /// does an application thread that waits for one of the participant's readers (a wait set in
+    /// doorbell mode): the sample then wakes one thread, the one that waits for it.
+    pub(crate) fn drain(&self) -> bool {
         let mut backlog = false;
         let mut sources = lock(&self.sources);
         for s in sources.iter_mut() {
@@ -249,9 +279,9 @@ impl Network {
         addr: std::net::SocketAddr,
         out: &mut Outbox,
     ) -> Option<Instant> {
-        if let (Some(port), Some(sw)) = (&self.shm, &w.shm) {
+        if let (Some(port), Some(_)) = (&self.shm, &w.shm) {
             if self.shm_peer(r.guid.prefix) {
-                match sw.match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
+                match w.shm_match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
                     Ok(true) => w.reader_matched(1),
                     Ok(false) => {}
                     Err(_) => bump(&port.counters.attach_failures, 1),

@@ -275,6 +275,10 @@ impl Network {
             }
             return;
         }
+        if read(&self.participants).len() >= self.cfg.max_remote_participants {
+            bump(&self.counters.participants_over_limit);
+            return;
+        }
         // Without an address we can reach, there is no talking to it (a peer on another host in
         // localhost-only mode, or one announcing only transports we do not speak).
         let Some(meta_addr) = self.pick_address(&p.metatraffic_unicast_locators) else {

@@ -1,29 +1,42 @@
-//! A participant's doorbell: one futex word in a one-page segment that writers of other processes
-//! ring after publishing a sample for one of the participant's readers.
+//! A participant's doorbell: a one-page segment that writers of other processes ring after
+//! publishing a sample for one of the participant's readers.
 //!
-//! Wake-up protocol (no wake-up is lost, and a writer makes no syscall while the reader is awake):
-//! - a writer publishes its sample, then [`Doorbell::ring`]s: `bell += 1` (SeqCst), then, only if
-//!   `sleepers != 0` (SeqCst load), `futex_wake(bell)`;
-//! - the reader notes `seen = bell`, drains every ring, then [`Doorbell::wait`]s: it spins while
-//!   `bell == seen` for at most the configured spin time, then `sleepers += 1` (SeqCst), looks at
-//!   `bell` once more and sleeps in `futex_wait(bell, seen)` only if it is unchanged.
+//! Two kinds of sleepers, two futex words, and the ringing writer wakes only the one that will
+//! drain the rings:
+//! - **drainers**: application threads waiting for one of the participant's readers (a wait set in
+//!   doorbell mode, `runtime/waitset.rs`); they sleep on `bell` and drain the rings themselves;
+//! - **the reader thread** (`runtime/net/shm.rs`); it sleeps on `reader`, and drains when no
+//!   drainer does.
 //!
-//! Either the writer's load sees the sleeper (and wakes it), or the reader's second look sees the
-//! new `bell` (and does not sleep); SeqCst on both sides rules out both missing each other, and the
-//! kernel re-checks `bell == seen` atomically when it enqueues the sleeper.
+//! Ringing ([`Doorbell::ring`]): `bell += 1`; then, while a drainer is registered, wake the
+//! drainers sleeping on `bell` (if any sleeps); otherwise bump `reader` and wake the reader thread
+//! (if it sleeps). Every step is SeqCst, and each sleeper announces itself (`sleepers`,
+//! `reader_sleeping`) before its last look at the word it sleeps on, so the writer's look at the
+//! announcement and the sleeper's look at the word cannot both miss: no wake-up is lost, and a
+//! writer makes no syscall while nobody sleeps. A drainer leaving ([`Doorbell::leave_drainer`])
+//! kicks the reader thread when the bell rang after its last drain: a writer that saw it
+//! registered woke nobody else.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use super::futex;
 use super::segment::{segment_name, Segment, SegmentKind, HEADER_LEN};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::wire::Guid;
 
 #[repr(C)]
 struct Bell {
+    /// Bumped by every ring: what sleepers compare against.
     bell: AtomicU32,
+    /// Drainers sleeping on `bell`.
     sleepers: AtomicU32,
+    /// Drainers registered (awake or asleep).
+    drainers: AtomicU32,
+    /// The reader thread's futex word.
+    reader: AtomicU32,
+    /// 1 while the reader thread sleeps on `reader`.
+    reader_sleeping: AtomicU32,
 }
 
 const LEN: usize = 4096;
@@ -34,6 +47,27 @@ pub(crate) struct Doorbell {
     seg: Segment,
 }
 
+/// Spins while `word == seen`, for at most `spin`; true if it moved.
+fn spin_on(word: &AtomicU32, seen: u32, spin: Duration) -> bool {
+    if spin.is_zero() {
+        return word.load(Ordering::Acquire) != seen;
+    }
+    let start = Instant::now();
+    let mut i = 0u32;
+    loop {
+        if word.load(Ordering::Acquire) != seen {
+            return true;
+        }
+        std::hint::spin_loop();
+        i = i.wrapping_add(1);
+        // Reading the clock costs more than a look at the word: only every 8 looks (a `pause` can
+        // take 100+ cycles, so 64 would overshoot a microsecond-scale bound).
+        if i % 8 == 0 && start.elapsed() >= spin {
+            return false;
+        }
+    }
+}
+
 impl Doorbell {
     /// Creates the doorbell of participant `participant` (its GUID names the segment).
     pub(crate) fn create(participant: Guid) -> Result<Doorbell> {
@@ -42,23 +76,41 @@ impl Doorbell {
 
     /// Attaches to another participant's doorbell.
     pub(crate) fn open(participant: Guid) -> Result<Doorbell> {
-        Ok(Doorbell { seg: Segment::open(&segment_name(participant), SegmentKind::Doorbell)? })
+        let seg = Segment::open(&segment_name(participant), SegmentKind::Doorbell)?;
+        if seg.len() < HEADER_LEN + std::mem::size_of::<Bell>() {
+            return Err(Error::new(ErrorKind::Io, format!("shared memory: {} is too short", seg.path().display())));
+        }
+        Ok(Doorbell { seg })
     }
 
     fn bell(&self) -> &Bell {
-        // SAFETY: the segment is LEN bytes (checked by Segment::open against the header, which the
-        // creator wrote as LEN), so HEADER_LEN + size_of::<Bell>() lies inside it; the offset is
-        // 8-aligned on a page-aligned base; Bell holds atomics only, valid for any bit pattern.
+        // SAFETY: the segment holds at least HEADER_LEN + size_of::<Bell>() bytes (create makes
+        // LEN, open checks it); the offset is 8-aligned on a page-aligned base; Bell holds atomics
+        // only, valid for any bit pattern.
         unsafe { &*self.seg.base().add(HEADER_LEN).cast::<Bell>() }
     }
 
-    /// The bell's current count: what [`Doorbell::wait`] compares against.
+    /// The bell's current count: what the waits compare against.
     pub(crate) fn current(&self) -> u32 {
         self.bell().bell.load(Ordering::Acquire)
     }
 
-    /// Tells the owner that something was published; a syscall only when it sleeps.
+    /// A writer published something for the owner's readers: wakes whoever will drain it, with a
+    /// syscall only when that one sleeps.
     pub(crate) fn ring(&self) {
+        let b = self.bell();
+        b.bell.fetch_add(1, Ordering::SeqCst);
+        if b.drainers.load(Ordering::SeqCst) > 0 {
+            if b.sleepers.load(Ordering::SeqCst) != 0 {
+                futex::wake(&b.bell, u32::MAX);
+            }
+        } else {
+            self.kick_reader();
+        }
+    }
+
+    /// Wakes the drainers only (an event of the owner's process for a waiting wait set).
+    pub(crate) fn wake_drainers(&self) {
         let b = self.bell();
         b.bell.fetch_add(1, Ordering::SeqCst);
         if b.sleepers.load(Ordering::SeqCst) != 0 {
@@ -66,27 +118,21 @@ impl Doorbell {
         }
     }
 
-    /// Waits until the bell moves past `seen`: spins for up to `spin` (`Duration::MAX`: forever,
-    /// the busy-polling mode), then sleeps for up to `timeout`. True if the bell rang.
+    /// Wakes the reader thread (if it sleeps).
+    pub(crate) fn kick_reader(&self) {
+        let b = self.bell();
+        b.reader.fetch_add(1, Ordering::SeqCst);
+        if b.reader_sleeping.load(Ordering::SeqCst) != 0 {
+            futex::wake(&b.reader, 1);
+        }
+    }
+
+    /// A drainer: waits until the bell moves past `seen`, spinning for up to `spin`
+    /// (`Duration::MAX`: busy polling), then sleeping for up to `timeout`. True if it rang.
     pub(crate) fn wait(&self, seen: u32, spin: Duration, timeout: Duration) -> bool {
         let b = self.bell();
-        if b.bell.load(Ordering::Acquire) != seen {
+        if spin_on(&b.bell, seen, spin) {
             return true;
-        }
-        if !spin.is_zero() {
-            let start = Instant::now();
-            let mut i = 0u32;
-            loop {
-                std::hint::spin_loop();
-                if b.bell.load(Ordering::Acquire) != seen {
-                    return true;
-                }
-                i = i.wrapping_add(1);
-                // Reading the clock costs more than a look at the bell: only every 64 looks.
-                if i % 64 == 0 && start.elapsed() >= spin {
-                    break;
-                }
-            }
         }
         b.sleepers.fetch_add(1, Ordering::SeqCst);
         if b.bell.load(Ordering::SeqCst) == seen {
@@ -94,6 +140,37 @@ impl Doorbell {
         }
         b.sleepers.fetch_sub(1, Ordering::SeqCst);
         b.bell.load(Ordering::Acquire) != seen
+    }
+
+    /// The reader thread: waits until a ring it must drain (the bell moved past `seen` with no
+    /// drainer registered) or a kick, spinning first as [`Doorbell::wait`] does, then sleeping for
+    /// up to `timeout`.
+    pub(crate) fn reader_wait(&self, seen: u32, spin: Duration, timeout: Duration) {
+        let b = self.bell();
+        if b.drainers.load(Ordering::SeqCst) == 0 && spin_on(&b.bell, seen, spin) {
+            return;
+        }
+        b.reader_sleeping.store(1, Ordering::SeqCst);
+        let k = b.reader.load(Ordering::SeqCst);
+        if b.drainers.load(Ordering::SeqCst) > 0 || b.bell.load(Ordering::SeqCst) == seen {
+            futex::wait(&b.reader, k, Some(timeout));
+        }
+        b.reader_sleeping.store(0, Ordering::SeqCst);
+    }
+
+    /// An application thread starts draining (it will sleep on the bell).
+    pub(crate) fn enter_drainer(&self) {
+        self.bell().drainers.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// ... and stops, having drained everything rung up to count `drained`: the reader thread takes
+    /// over, kicked if the bell rang since (a writer that saw this drainer woke only drainers).
+    pub(crate) fn leave_drainer(&self, drained: u32) {
+        let b = self.bell();
+        b.drainers.fetch_sub(1, Ordering::SeqCst);
+        if b.bell.load(Ordering::SeqCst) != drained {
+            self.kick_reader();
+        }
     }
 
     pub(crate) fn unlink(&self) {
@@ -107,28 +184,64 @@ mod tests {
     use crate::wire::EntityId;
     use std::sync::Arc;
 
-    #[test]
-    fn a_ring_wakes_a_sleeper_in_time() {
+    fn pair() -> (Arc<Doorbell>, Doorbell) {
         let g = Guid::new(super::super::test_prefix(), EntityId::PARTICIPANT);
         let owned = Arc::new(Doorbell::create(g).unwrap());
         let remote = Doorbell::open(g).unwrap();
+        (owned, remote)
+    }
+
+    #[test]
+    fn a_ring_wakes_the_reader_thread_when_no_drainer_waits() {
+        let (owned, remote) = pair();
         let o = Arc::clone(&owned);
         let seen = owned.current();
         let t = std::thread::spawn(move || {
             let start = Instant::now();
-            let rang = o.wait(seen, Duration::from_micros(5), Duration::from_secs(5));
+            o.reader_wait(seen, Duration::from_micros(5), Duration::from_secs(5));
+            start.elapsed()
+        });
+        std::thread::sleep(Duration::from_millis(30));
+        remote.ring();
+        assert!(t.join().unwrap() < Duration::from_secs(4), "woken by the ring, not the timeout");
+        // A ring before the wait is not lost: the wait returns at once.
+        let seen = owned.current();
+        remote.ring();
+        let start = Instant::now();
+        owned.reader_wait(seen, Duration::ZERO, Duration::from_secs(5));
+        assert!(start.elapsed() < Duration::from_secs(4));
+        owned.unlink();
+    }
+
+    #[test]
+    fn with_a_drainer_a_ring_wakes_the_drainer_and_the_reader_thread_when_it_leaves() {
+        let (owned, remote) = pair();
+        owned.enter_drainer();
+        let seen = owned.current();
+        let o = Arc::clone(&owned);
+        let reader = std::thread::spawn(move || {
+            let start = Instant::now();
+            let seen = o.current();
+            o.reader_wait(seen, Duration::ZERO, Duration::from_secs(5));
+            start.elapsed()
+        });
+        let o = Arc::clone(&owned);
+        let drainer = std::thread::spawn(move || {
+            let start = Instant::now();
+            let rang = o.wait(seen, Duration::ZERO, Duration::from_secs(5));
             (rang, start.elapsed())
         });
         std::thread::sleep(Duration::from_millis(30));
         remote.ring();
-        let (rang, took) = t.join().unwrap();
-        assert!(rang);
-        assert!(took < Duration::from_secs(4), "woken by the ring, not the timeout: {took:?}");
-        // A ring before the wait is not lost: the wait returns at once.
-        let seen = owned.current();
-        remote.ring();
-        assert!(owned.wait(seen, Duration::ZERO, Duration::from_secs(5)));
-        // Nobody rings: the wait ends at its timeout.
+        let (rang, took) = drainer.join().unwrap();
+        assert!(rang && took < Duration::from_secs(4));
+        // The reader thread still sleeps: the drainer has it. Leaving without having drained the
+        // last ring kicks it.
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(!reader.is_finished());
+        owned.leave_drainer(seen);
+        assert!(reader.join().unwrap() < Duration::from_secs(4));
+        // Nobody rings: a drainer's wait ends at its timeout.
         let seen = owned.current();
         assert!(!owned.wait(seen, Duration::from_micros(2), Duration::from_millis(10)));
         owned.unlink();

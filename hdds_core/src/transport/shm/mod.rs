@@ -25,9 +25,12 @@
 //! descriptor, advance `head`), then rings the doorbell of every participant it serves (a syscall
 //! only when that participant's thread sleeps). The reader's thread drains every ring it attached,
 //! delivering into the readers' histories (which wakes wait sets and runs listeners), then spins on
-//! its doorbell for at most [`SharedMemoryConfig::spin`] (a few microseconds: a sample that follows
-//! quickly costs no sleep) and sleeps in `futex_wait` until the next ring or 100 ms (1 ms while a
-//! KEEP_ALL reader's queue is full). `spin = Duration::MAX` polls without ever sleeping.
+//! its doorbell for at most [`SharedMemoryConfig::spin`] (zero by default; a few microseconds make
+//! a closely following sample cost no sleep) and sleeps in `futex_wait` until the next ring or
+//! 100 ms (1 ms while a KEEP_ALL reader's queue is full). `spin = Duration::MAX` polls without
+//! ever sleeping. An application thread waiting for one of the participant's readers (a wait set,
+//! `Reader::wait_for_data`) registers on the doorbell and drains the rings itself; writers then
+//! wake it instead of the reader thread: a sample wakes exactly one thread ([`doorbell`]).
 //!
 //! **History.** The ring is transport buffering; history depth is applied in the reader's history
 //! as on the other paths. A KEEP_LAST (or best-effort) writer never blocks: when its ring is full
@@ -67,20 +70,18 @@ pub struct SharedMemoryConfig {
     pub arena_bytes: usize,
     /// Readers on this host one writer can serve through shared memory.
     pub max_readers: usize,
-    /// How long a reader's thread polls for the next sample before sleeping on its futex.
-    /// `Duration::ZERO` sleeps at once; `Duration::MAX` never sleeps (busy polling, one core).
+    /// How long a waiting thread polls the doorbell for the next sample before sleeping on its
+    /// futex. `Duration::ZERO` (the default) sleeps at once; `Duration::MAX` never sleeps (busy
+    /// polling, one core per waiting thread). A few microseconds help when samples follow each
+    /// other closely and cores are idle; on a loaded 2-core VM every microsecond of spin cost
+    /// about two of latency in a ping-pong (measured with examples/shm_pingpong), so the default
+    /// does not spin.
     pub spin: Duration,
 }
 
 impl Default for SharedMemoryConfig {
     fn default() -> Self {
-        SharedMemoryConfig {
-            enabled: true,
-            slots: 64,
-            arena_bytes: 128 << 20,
-            max_readers: 64,
-            spin: Duration::from_micros(5),
-        }
+        SharedMemoryConfig { enabled: true, slots: 64, arena_bytes: 128 << 20, max_readers: 64, spin: Duration::ZERO }
     }
 }
 

@@ -24,8 +24,9 @@
 //!   matches the reader; the reader advances the cursor with compare-and-swap, so once the writer
 //!   has freed or reassigned the entry (new generation) the old reader's update fails and it knows
 //!   it was detached.
-//! - **History.** Before publishing, the writer frees positions every reader has read (keeping the
-//!   last `keep` for TRANSIENT_LOCAL late joiners). If the new sample still does not fit, a
+//! - **History.** Before publishing, the writer frees positions every reader has read (a
+//!   TRANSIENT_LOCAL late joiner gets the writer's kept history replayed into the ring, directed
+//!   to it, when it is matched). If the new sample still does not fit, a
 //!   non-blocking ring (KEEP_LAST, or a best-effort writer) frees its oldest sample even if readers
 //!   have not read it (they see it lost, as a DDS KEEP_LAST history replaces it); a blocking ring
 //!   (reliable KEEP_ALL writer) frees it only once every reliable reader has read it, and otherwise
@@ -46,8 +47,9 @@ const LINE: usize = 64;
 const PAGE: usize = 4096;
 /// Payload allocations are rounded to cache lines (a reader's copy starts aligned).
 const ALLOC_ALIGN: usize = 64;
-/// The arena is committed in steps of at least this much (fewer fallocate calls).
-const COMMIT_STEP: usize = 1 << 20;
+/// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
+/// samples keeps one step).
+const COMMIT_STEP: usize = 64 << 10;
 const POS_BITS: u32 = 48;
 const POS_MASK: u64 = (1 << POS_BITS) - 1;
 /// How long a blocked writer sleeps at most between two looks (a reader that went away without a
@@ -173,8 +175,6 @@ pub(crate) struct RingConfig {
     pub(crate) arena_bytes: usize,
     /// Reliable KEEP_ALL writer: wait for reliable readers instead of replacing unread samples.
     pub(crate) blocking: bool,
-    /// Samples kept for late-joining TRANSIENT_LOCAL readers even once everyone read them.
-    pub(crate) keep: usize,
 }
 
 /// Where each part of a ring segment starts; computed by the creator, checked by readers.
@@ -348,14 +348,14 @@ impl RingView {
                 continue;
             }
             let (offset, len) = (offset as usize, len as usize);
-            let mut data: Arc<[u8]> = std::iter::repeat(0u8).take(len).collect();
-            let Some(dst) = Arc::get_mut(&mut data) else { continue };
-            // SAFETY: offset + len <= committed <= arena_len, so the source lies inside the
-            // mapped arena; the destination is a fresh buffer of len bytes we own exclusively.
-            // The writer may be rewriting these bytes concurrently (it replaced the sample): the
-            // stamp check below detects that and the copy is discarded. No reference to the
-            // shared bytes is formed.
-            unsafe { std::ptr::copy_nonoverlapping(self.arena().add(offset), dst.as_mut_ptr(), len) };
+            let src = self.arena().wrapping_add(offset);
+            // One pass, straight into the Arc's allocation (Arc::new_uninit_slice needs a newer
+            // Rust than the crate's minimum; zero-filling first cost a second pass).
+            // SAFETY: offset + len <= committed <= arena_len, so every byte read lies inside the
+            // mapped arena. The writer may be rewriting these bytes concurrently (it replaced the
+            // sample): the stamp check below detects that and the copy is discarded. No reference
+            // to the shared bytes is formed.
+            let data: Arc<[u8]> = (0..len).map(|i| unsafe { src.add(i).read() }).collect();
             during_copy();
             fence(Ordering::Acquire);
             if slot.stamp.load(Ordering::Relaxed) != s1 {
@@ -487,13 +487,8 @@ impl RingWriter {
         self.st.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(crate) fn config(&self) -> &RingConfig {
-        &self.cfg
-    }
-
-    /// Starts serving `reader`: a late joiner (TRANSIENT_LOCAL) starts at the kept samples, others
-    /// at the next one. Fails when the reader table is full.
-    pub(crate) fn add_reader(&self, reader: Guid, reliable: bool, late_joiner: bool) -> Result<()> {
+    /// Starts serving `reader` from the next sample on. Fails when the reader table is full.
+    pub(crate) fn add_reader(&self, reader: Guid, reliable: bool) -> Result<()> {
         let mut st = self.lock();
         if st.readers.iter().any(|r| r.guid == reader) {
             return Ok(());
@@ -510,8 +505,7 @@ impl RingWriter {
         };
         let gen = (st.gens[index] + 1) & 0xffff;
         st.gens[index] = gen;
-        let oldest = st.live.front().map_or(st.head, |l| l.pos);
-        let start = if late_joiner { oldest.max(st.head.saturating_sub(self.cfg.keep as u64)) } else { st.head };
+        let start = st.head;
         let e = self.view.entry(index);
         store2(&e.guid, guid_words(reader));
         e.flags.store(u32::from(reliable), Ordering::Relaxed);
@@ -619,7 +613,7 @@ impl RingWriter {
             ));
         }
         let read_by_all = self.min_cursor(st, false);
-        while st.live.front().is_some_and(|l| l.pos < read_by_all) && st.live.len() > self.cfg.keep {
+        while st.live.front().is_some_and(|l| l.pos < read_by_all) {
             self.free_oldest(st);
         }
         loop {

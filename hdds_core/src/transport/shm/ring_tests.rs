@@ -12,7 +12,7 @@ fn reader_guid(n: u8) -> Guid {
 }
 
 fn cfg(slots: usize, arena: usize, blocking: bool) -> RingConfig {
-    RingConfig { slots, max_readers: 4, arena_bytes: arena, blocking, keep: 0 }
+    RingConfig { slots, max_readers: 4, arena_bytes: arena, blocking }
 }
 
 fn desc(sn: i64) -> SampleDesc {
@@ -50,7 +50,7 @@ fn drain(r: &RingView, cur: &mut ReaderCursor, me: Guid) -> Vec<(i64, Vec<u8>)> 
 fn samples_wrap_around_slots_and_arena_in_order() {
     let f = fixture(10, cfg(4, 8192, true));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     let mut cur = f.r.find_reader(me).unwrap();
     let mut sn = 0;
     // Many more samples than slots, of sizes that wrap the arena at odd places.
@@ -72,7 +72,7 @@ fn samples_wrap_around_slots_and_arena_in_order() {
 fn keep_all_blocks_until_the_deadline_then_times_out() {
     let f = fixture(11, cfg(4, 1 << 16, true));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     for sn in 1..=4 {
         f.w.publish(&desc(sn), b"x", None).unwrap();
     }
@@ -86,7 +86,7 @@ fn keep_all_blocks_until_the_deadline_then_times_out() {
     f.w.publish(&desc(5), b"x", Some(Instant::now() + Duration::from_millis(50))).unwrap();
     // A best-effort reader never holds a blocking writer back.
     let be = reader_guid(2);
-    f.w.add_reader(be, false, false).unwrap();
+    f.w.add_reader(be, false).unwrap();
     for sn in 6..=20 {
         f.w.publish(&desc(sn), b"y", Some(Instant::now() + Duration::from_millis(50))).unwrap();
         drain(&f.r, &mut cur, me);
@@ -101,7 +101,7 @@ fn keep_all_blocks_until_the_deadline_then_times_out() {
 fn a_blocked_writer_goes_on_as_soon_as_the_reader_takes() {
     let f = fixture(12, cfg(2, 1 << 16, true));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     f.w.publish(&desc(1), b"a", None).unwrap();
     f.w.publish(&desc(2), b"b", None).unwrap();
     let r = Arc::clone(&f.r);
@@ -122,7 +122,7 @@ fn a_blocked_writer_goes_on_as_soon_as_the_reader_takes() {
 fn keep_last_replaces_the_oldest_unread_samples() {
     let f = fixture(13, cfg(4, 1 << 16, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     for sn in 1..=10 {
         f.w.publish(&desc(sn), &[sn as u8; 10], Some(Instant::now())).unwrap();
     }
@@ -137,7 +137,7 @@ fn keep_last_replaces_the_oldest_unread_samples() {
 fn a_big_sample_evicts_as_many_small_ones_as_it_needs() {
     let f = fixture(14, cfg(8, 64 * 1024, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     for sn in 1..=6 {
         f.w.publish(&desc(sn), &[1u8; 10_000], None).unwrap();
     }
@@ -156,7 +156,7 @@ fn the_arena_is_reused_from_its_start() {
     // A large virtual arena: a writer whose reader keeps up commits only what one sample needs.
     let f = fixture(15, cfg(16, 256 << 20, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     let mut cur = f.r.find_reader(me).unwrap();
     for sn in 1..=200 {
         f.w.publish(&desc(sn), &[3u8; 3000], None).unwrap();
@@ -169,8 +169,8 @@ fn the_arena_is_reused_from_its_start() {
 fn directed_samples_reach_their_reader_only() {
     let f = fixture(16, cfg(8, 1 << 16, false));
     let (a, b) = (reader_guid(1), reader_guid(2));
-    f.w.add_reader(a, true, false).unwrap();
-    f.w.add_reader(b, true, false).unwrap();
+    f.w.add_reader(a, true).unwrap();
+    f.w.add_reader(b, true).unwrap();
     f.w.publish(&desc(1), b"all", None).unwrap();
     f.w.publish(&SampleDesc { directed_to: Some(b), ..desc(2) }, b"b only", None).unwrap();
     f.w.publish(&desc(3), b"all", None).unwrap();
@@ -185,7 +185,7 @@ fn directed_samples_reach_their_reader_only() {
 fn metadata_travels_with_the_payload() {
     let f = fixture(17, cfg(4, 1 << 16, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     let d = SampleDesc {
         sn: 42,
         source_timestamp: -5,
@@ -202,31 +202,15 @@ fn metadata_travels_with_the_payload() {
 }
 
 #[test]
-fn late_joiners_start_at_the_kept_samples() {
-    let f = fixture(18, RingConfig { keep: 3, ..cfg(8, 1 << 16, false) });
-    for sn in 1..=5 {
-        f.w.publish(&desc(sn), b"h", None).unwrap();
-    }
-    let (late, now) = (reader_guid(1), reader_guid(2));
-    f.w.add_reader(late, true, true).unwrap();
-    f.w.add_reader(now, true, false).unwrap();
-    f.w.publish(&desc(6), b"h", None).unwrap();
-    let mut cl = f.r.find_reader(late).unwrap();
-    let mut cn = f.r.find_reader(now).unwrap();
-    assert_eq!(drain(&f.r, &mut cl, late).iter().map(|g| g.0).collect::<Vec<_>>(), vec![3, 4, 5, 6]);
-    assert_eq!(drain(&f.r, &mut cn, now).iter().map(|g| g.0).collect::<Vec<_>>(), vec![6]);
-}
-
-#[test]
 fn a_removed_reader_is_told_and_its_entry_reused() {
     let f = fixture(19, RingConfig { max_readers: 1, ..cfg(4, 1 << 16, true) });
     let (a, b) = (reader_guid(1), reader_guid(2));
-    f.w.add_reader(a, true, false).unwrap();
-    assert_eq!(f.w.add_reader(b, true, false).unwrap_err().kind(), ErrorKind::OutOfResources);
+    f.w.add_reader(a, true).unwrap();
+    assert_eq!(f.w.add_reader(b, true).unwrap_err().kind(), ErrorKind::OutOfResources);
     let mut ca = f.r.find_reader(a).unwrap();
     f.w.publish(&desc(1), b"1", None).unwrap();
     assert!(f.w.remove_reader(a));
-    f.w.add_reader(b, true, false).unwrap();
+    f.w.add_reader(b, true).unwrap();
     assert!(f.r.read_next(&mut ca, a).is_some());
     assert!(!f.r.commit(&mut ca), "the entry now belongs to b");
     assert!(f.r.find_reader(a).is_none());
@@ -237,7 +221,7 @@ fn a_removed_reader_is_told_and_its_entry_reused() {
 fn garbage_in_the_shared_memory_is_never_trusted() {
     let f = fixture(20, cfg(4, 1 << 16, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     f.w.publish(&desc(1), b"ok", None).unwrap();
     f.w.publish(&desc(2), b"bad", None).unwrap();
     // Another process scribbles an impossible length into the second descriptor.
@@ -255,7 +239,7 @@ fn garbage_in_the_shared_memory_is_never_trusted() {
 fn a_sample_replaced_while_it_is_copied_is_thrown_away() {
     let f = fixture(23, cfg(2, 8192, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     f.w.publish(&desc(1), &[1u8; 4000], None).unwrap();
     let mut cur = f.r.find_reader(me).unwrap();
     // While the reader copies sample 1, the writer replaces it (its bytes are reused).
@@ -276,7 +260,7 @@ fn a_sample_replaced_while_it_is_copied_is_thrown_away() {
 fn concurrent_writer_and_reader_lose_nothing_with_keep_all() {
     let f = fixture(21, cfg(8, 1 << 16, true));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     let r = Arc::clone(&f.r);
     const N: i64 = 20_000;
     let t = std::thread::spawn(move || {
@@ -307,7 +291,7 @@ fn concurrent_writer_and_reader_lose_nothing_with_keep_all() {
 fn concurrent_keep_last_readers_see_whole_samples_or_count_them_lost() {
     let f = fixture(22, cfg(4, 16 * 1024, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, false, false).unwrap();
+    f.w.add_reader(me, false).unwrap();
     let r = Arc::clone(&f.r);
     const N: i64 = 20_000;
     let t = std::thread::spawn(move || {
@@ -337,7 +321,7 @@ fn concurrent_keep_last_readers_see_whole_samples_or_count_them_lost() {
 fn a_lent_slot_is_filled_in_place_then_published_or_given_back() {
     let f = fixture(24, cfg(4, 1 << 16, false));
     let me = reader_guid(1);
-    f.w.add_reader(me, true, false).unwrap();
+    f.w.add_reader(me, true).unwrap();
     f.w.publish(&desc(1), b"before", None).unwrap();
     let lent = f.w.reserve(5, None).unwrap();
     // SAFETY (test): the ring lent these 5 bytes to us.

@@ -8,6 +8,9 @@
 //! - The header says who owns the segment: pid, the process start time (so that a reused pid is not
 //!   taken for the owner) and the pid namespace (a pid means nothing in another one). A segment
 //!   whose owner is dead is stale: [`reclaim_stale`] unlinks it.
+//! - A process that exits normally (also through `exit()` after a signal handler, as rclcpp does on
+//!   SIGTERM) removes the segments it created and still holds, from an `atexit` hook, even when
+//!   its participants were never dropped.
 //! - Pages of tmpfs are given out as they are touched; touching one when /dev/shm is full kills the
 //!   process with SIGBUS. So the owner allocates ([`Segment::commit`], fallocate) every byte before
 //!   anyone touches it, and an allocation failure is an error, never a signal.
@@ -18,7 +21,7 @@ use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, Once, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -30,7 +33,7 @@ pub const SHM_DIR: &str = "/dev/shm";
 pub const NAME_PREFIX: &str = "hdds_";
 const MAGIC: u64 = u64::from_le_bytes(*b"HDDS-SHM");
 /// Bumped whenever the layout of any segment kind changes: peers with another version do not attach.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 /// A file whose header never became valid (its creator died while creating it) is removed once it
 /// is this old; younger ones may still be in creation.
 const HALF_MADE_GRACE: Duration = Duration::from_secs(30);
@@ -148,6 +151,35 @@ pub(crate) fn euid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// The segments this process created and has not removed: what the exit hook removes.
+static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn remember(path: &Path) {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        // SAFETY: registers a plain extern "C" function with no arguments; it may run on any thread
+        // at exit and only touches CREATED (try_lock: never blocks) and the file system.
+        unsafe {
+            libc::atexit(remove_created_at_exit);
+        }
+    });
+    CREATED.lock().unwrap_or_else(|p| p.into_inner()).push(path.to_owned());
+}
+
+fn forget(path: &Path) {
+    CREATED.lock().unwrap_or_else(|p| p.into_inner()).retain(|p| p != path);
+}
+
+extern "C" fn remove_created_at_exit() {
+    // A thread that held the lock when the process began to exit will never release it: then leave
+    // the files to the next participant's clean-up rather than hang.
+    if let Ok(paths) = CREATED.try_lock() {
+        for p in paths.iter() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io, format!("shared memory: {what} {}: {e}", path.display()))
 }
@@ -211,6 +243,7 @@ impl Segment {
         // The magic goes last: a peer that sees it sees a complete header (and whatever the caller
         // initialised before publishing the segment's name through discovery).
         h.magic.store(MAGIC, Ordering::Release);
+        remember(&seg.path);
         Ok(seg)
     }
 
@@ -333,6 +366,7 @@ impl Segment {
     /// Removes the file (the mappings stay valid until dropped).
     pub(crate) fn unlink(&self) {
         let _ = std::fs::remove_file(&self.path);
+        forget(&self.path);
     }
 }
 

@@ -10,7 +10,7 @@ use super::doorbell::Doorbell;
 use super::ring::{Lent, RingConfig, RingWriter, SampleDesc};
 use super::SharedMemoryConfig;
 use crate::error::Result;
-use crate::qos::{Durability, History, Qos, Reliability};
+use crate::qos::{History, Qos, Reliability};
 use crate::wire::{EntityId, Guid, GuidPrefix};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -91,29 +91,23 @@ impl ShmWriter {
         bells: Arc<Bells>,
         counters: Arc<Counters>,
     ) -> Result<ShmWriter> {
-        let keep = match (qos.durability, qos.history) {
-            (Durability::TransientLocal, History::KeepLast(d)) => (d.max(1) as usize).min(cfg.slots),
-            (Durability::TransientLocal, History::KeepAll) => cfg.slots,
-            _ => 0,
-        };
         let ring_cfg = RingConfig {
             slots: cfg.slots,
             max_readers: cfg.max_readers,
             arena_bytes: cfg.arena_bytes,
             blocking: qos.reliability == Reliability::Reliable && qos.history == History::KeepAll,
-            keep,
         };
         Ok(ShmWriter { ring: RingWriter::create(guid, ring_cfg)?, bells, counters, served: Mutex::default() })
     }
 
-    /// Starts serving a same-host reader; true if it is new. Its participant's doorbell is rung
-    /// so that its thread finds its entry at once (and any kept samples for a late joiner).
-    pub(crate) fn match_reader(&self, reader: Guid, reliable: bool, transient_local: bool) -> Result<bool> {
+    /// Starts serving a same-host reader from the next sample on; true if it is new. Its
+    /// participant's doorbell is rung so that its thread finds its entry at once.
+    pub(crate) fn match_reader(&self, reader: Guid, reliable: bool) -> Result<bool> {
         if self.ring.has_reader(reader) {
             return Ok(false);
         }
         let bell = self.bells.get(reader.prefix)?;
-        self.ring.add_reader(reader, reliable, transient_local && self.ring.config().keep > 0)?;
+        self.ring.add_reader(reader, reliable)?;
         let mut s = lock(&self.served);
         s.readers.push((reader, Arc::clone(&bell)));
         s.rebuild_bells();
@@ -152,10 +146,11 @@ impl ShmWriter {
         self.ring.wait_room(len, deadline)
     }
 
-    /// Publishes one sample and rings the readers' doorbells. A volatile writer with no reader
-    /// here publishes nothing (no copy for nobody); a TRANSIENT_LOCAL one keeps it for late joiners.
+    /// Publishes one sample and rings the readers' doorbells. With no reader here it publishes
+    /// nothing (no copy for nobody; a TRANSIENT_LOCAL late joiner gets the writer's kept history
+    /// when it is matched).
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<()> {
-        if self.ring.config().keep == 0 && self.ring.reader_count() == 0 {
+        if self.ring.reader_count() == 0 {
             return Ok(());
         }
         self.ring.publish(desc, payload, deadline)?;
@@ -169,7 +164,7 @@ impl ShmWriter {
     /// Lends `len` bytes of the ring for a loaned sample, when the sample will go into the ring
     /// (`None`: nobody here to publish it for, the caller uses a buffer of its own).
     pub(crate) fn lend(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
-        if self.ring.config().keep == 0 && self.ring.reader_count() == 0 {
+        if self.ring.reader_count() == 0 {
             return Ok(None);
         }
         self.ring.reserve(len, deadline).map(Some)

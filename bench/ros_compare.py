@@ -1,0 +1,644 @@
+#!/usr/bin/python3
+"""rmw_hdds against rmw_cyclonedds_cpp and rmw_fastrtps_cpp under Apex.AI performance_test (issue 6)
+
+A benchmark, not a test: it runs the same matrix under each RMW, interleaved (A B C A B C ...),
+--repeats times, with a fixed warm-up that is ignored and a fixed run time, plus our floor program
+(hdds_ros_floor: an rclcpp executor woken by a guard condition, no data path) at the same rates.
+It writes results/ros_compare.md (machine, versions, the exact commands, the table, the targets of
+the issue), results/ros_compare.json (every run) and PNG plots (bench/ros_compare_report.py).
+
+Needs a ROS 2 environment (Humble) with performance_test (perf_test, 1.x: `-c
+rclcpp-single-threaded-executor`), the RMWs and rmw_hdds (with hdds_ros_floor) sourced:
+    source /opt/ros/humble/setup.bash && source <ws>/install/setup.bash
+    /usr/bin/python3 bench/ros_compare.py            # the full matrix, < 45 min
+    /usr/bin/python3 bench/ros_compare.py --quick    # a smaller matrix, 1 repeat: a check
+
+Measured per run: performance_test's own per-second rows after the warm-up (latency mean and max,
+samples sent/received/lost), the CPU time of the measured processes over the same window (from
+/proc/PID/stat, in % of one core), and memory: PSS (/proc/PID/smaps_rollup, which counts mapped
+/dev/shm segments) plus the size of /dev/shm files created during the run that no measured process
+maps. Every process runs with ROS_LOCALHOST_ONLY=1 in its own ROS domain and is bounded by
+`timeout`. A run that fails (exit code, time-out, nothing received) is recorded as failed, with its
+reason, and shown as such in the report.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import ros_compare_report  # noqa: E402  (next to this script)
+
+RMWS = ["rmw_hdds", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"]
+DOMAIN = "61"
+DOMAIN_FLAG = ["--dds-domain_id", DOMAIN]  # performance_test 1.x; detect_domain_flag() updates it
+HISTORY = ["--history", "KEEP_LAST", "--history-depth", "16"]
+SUB_HEAD_START_S = 1.0  # two processes: the subscriber starts this long before the publisher
+OVERHEAD_S = 1.5  # per run, measured here: process start, discovery, shutdown
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Cell:
+    """One cell of the matrix: a message type at a rate, a layout, a reliability, subscribers."""
+
+    def __init__(self, msg, rate, procs, reliability, subs=1):
+        self.msg, self.rate, self.procs, self.reliability, self.subs = (
+            msg,
+            rate,
+            procs,
+            reliability,
+            subs,
+        )
+
+    @property
+    def key(self):
+        rate = "max" if self.rate == 0 else f"{self.rate}Hz"
+        rel = "BE" if self.reliability == "BEST_EFFORT" else "REL"
+        return f"{self.msg} {rate} {self.procs}p {rel} {self.subs}sub"
+
+    def as_dict(self):
+        return dict(
+            msg=self.msg,
+            rate=self.rate,
+            procs=self.procs,
+            reliability=self.reliability,
+            subs=self.subs,
+            key=self.key,
+        )
+
+
+def matrix(quick):
+    """The issue's matrix; --quick keeps one rate per size, best effort, one subscriber."""
+    if quick:
+        rows = [("Array1k", 1000), ("Array4m", 20)]
+        return [Cell(m, r, p, "BEST_EFFORT") for m, r in rows for p in (1, 2)] + [
+            Cell("Array1k", 1000, 1, "RELIABLE", 3)
+        ]
+    rows = [
+        ("Array1k", 100),
+        ("Array1k", 1000),
+        ("Array1k", 0),
+        ("Array64k", 100),
+        ("Array4m", 20),
+        ("PointCloud4m", 20),
+    ]
+    cells = []
+    for msg, rate in rows:
+        for procs in (1, 2):
+            for rel in ("BEST_EFFORT", "RELIABLE"):
+                cells.append(Cell(msg, rate, procs, rel))
+                if msg == "Array1k" and rate == 1000:
+                    cells.append(Cell(msg, rate, procs, rel, subs=3))
+    return cells
+
+
+def floor_rates(cells):
+    return sorted({c.rate for c in cells}, key=lambda r: (r == 0, r))
+
+
+def perf_test_commands(cell, runtime, warmup, logdir):
+    """The exact perf_test command lines of a cell: [(role, argv)], subscriber first."""
+    common = [
+        "perf_test",
+        "-c",
+        "rclcpp-single-threaded-executor",
+        "-m",
+        cell.msg,
+        "-r",
+        str(cell.rate),
+        "--reliability",
+        cell.reliability,
+        *HISTORY,
+        *DOMAIN_FLAG,
+    ]
+    if cell.procs == 1:
+        return [
+            (
+                "pubsub",
+                common
+                + [
+                    "-p",
+                    "1",
+                    "-s",
+                    str(cell.subs),
+                    "--max-runtime",
+                    str(runtime),
+                    "--ignore",
+                    str(warmup),
+                    "-l",
+                    f"{logdir}/pubsub.json",
+                ],
+            )
+        ]
+    # The subscriber starts SUB_HEAD_START_S earlier and stops as much later: its measured window
+    # is the publisher's.
+    head = int(SUB_HEAD_START_S)
+    return [
+        (
+            "sub",
+            common
+            + [
+                "-p",
+                "0",
+                "-s",
+                str(cell.subs),
+                "--max-runtime",
+                str(runtime + head),
+                "--ignore",
+                str(warmup + head),
+                "-l",
+                f"{logdir}/sub.json",
+            ],
+        ),
+        (
+            "pub",
+            common
+            + [
+                "-p",
+                "1",
+                "-s",
+                "0",
+                "--max-runtime",
+                str(runtime),
+                "--ignore",
+                str(warmup),
+                "-l",
+                f"{logdir}/pub.json",
+            ],
+        ),
+    ]
+
+
+def floor_command(rate, runtime, warmup):
+    return [
+        "hdds_ros_floor",
+        "--rate",
+        str(rate),
+        "--runtime",
+        str(runtime),
+        "--warmup",
+        str(warmup),
+    ]
+
+
+# ---- process measurement -------------------------------------------------------------------
+
+
+def child_of(timeout_pid, deadline=2.0):
+    """The pid of the program `timeout` runs (timeout forks it)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{timeout_pid}/task/{timeout_pid}/children") as f:
+                kids = f.read().split()
+            if kids:
+                return int(kids[0])
+        except OSError:
+            return None
+        time.sleep(0.005)
+    return None
+
+
+def cpu_ticks(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime (fields 14 and 15)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def shm_files():
+    out = {}
+    for name in os.listdir("/dev/shm"):
+        path = os.path.join("/dev/shm", name)
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        out[path] = st.st_blocks * 512
+    return out
+
+
+def mapped_paths(pid):
+    paths = set()
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("/dev/shm/"):
+                    paths.add(parts[5].strip().replace(" (deleted)", ""))
+    except OSError:
+        pass
+    return paths
+
+
+class Run:
+    """Starts the processes of one run, samples CPU and memory over the measured window."""
+
+    def __init__(self, workdir, env):
+        self.workdir, self.env = workdir, env
+        self.procs = []  # (role, Popen of timeout, pid of the program, stdout path, stderr path)
+
+    def start(self, role, argv, limit_s):
+        out = open(os.path.join(self.workdir, f"{role}.out"), "w")
+        err = open(os.path.join(self.workdir, f"{role}.err"), "w")
+        p = subprocess.Popen(
+            ["timeout", "-k", "5", str(int(limit_s)), *argv],
+            stdout=out,
+            stderr=err,
+            env=self.env,
+            cwd=self.workdir,
+        )
+        out.close()
+        err.close()
+        self.procs.append((role, p, child_of(p.pid), out.name, err.name))
+
+    def pids(self):
+        return [pid for _, p, pid, _, _ in self.procs if pid and p.poll() is None]
+
+    def sample_cpu(self):
+        return {pid: cpu_ticks(pid) for pid in self.pids()}, time.monotonic()
+
+    def sample_memory(self, shm_before):
+        pids = self.pids()
+        pss = [pss_kib(pid) for pid in pids]
+        mapped = set().union(*(mapped_paths(pid) for pid in pids)) if pids else set()
+        extra = sum(
+            size
+            for path, size in shm_files().items()
+            if path not in shm_before and path not in mapped
+        )
+        known = [v for v in pss if v is not None]
+        return (sum(known) + extra // 1024) if known else None
+
+    def wait(self, limit_s):
+        end = time.monotonic() + limit_s
+        results = {}
+        for role, p, _, out, err in self.procs:
+            try:
+                rc = p.wait(timeout=max(0.1, end - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+            with open(err, errors="replace") as f:
+                err_tail = f.read()[-600:]
+            with open(out, errors="replace") as f:
+                stdout = f.read()
+            results[role] = dict(rc=rc, stdout=stdout, stderr_tail=err_tail)
+        return results
+
+
+def cpu_percent(before, after):
+    (b, tb), (a, ta) = before, after
+    total = 0
+    for pid, ticks in a.items():
+        if ticks is None or b.get(pid) is None:
+            return None
+        total += ticks - b[pid]
+    return 100.0 * total / CLK_TCK / max(ta - tb, 1e-3)
+
+
+def measure(run, t0, warmup, runtime):
+    """Sleeps through the run; returns (cpu %, memory KiB) over the measured window."""
+    shm_before = run.shm_before
+    time.sleep(max(0.0, t0 + warmup - time.monotonic()))
+    before = run.sample_cpu()
+    time.sleep(max(0.0, t0 + runtime - 0.6 - time.monotonic()))
+    after = run.sample_cpu()
+    return cpu_percent(before, after), run.sample_memory(shm_before)
+
+
+# ---- parsing ---------------------------------------------------------------------------------
+
+PERF_TEST_BUILD = {}  # the "perf_test_version" (git hash) its logs carry
+
+
+def perf_rows(path):
+    with open(path) as f:
+        log_ = json.load(f)
+    PERF_TEST_BUILD.setdefault("version", log_.get("perf_test_version"))
+    return log_["analysis_results"]
+
+
+def summarize_perf_test(cell, logdir):
+    """Latency (µs), samples per second, lost, from performance_test's JSON logs."""
+    if cell.procs == 1:
+        pub_rows = sub_rows = perf_rows(f"{logdir}/pubsub.json")
+    else:
+        pub_rows, sub_rows = perf_rows(f"{logdir}/pub.json"), perf_rows(f"{logdir}/sub.json")
+    n = sum(r["latency_n"] for r in sub_rows)
+    # performance_test records latencies in seconds.
+    mean = sum(r["latency_mean"] * r["latency_n"] for r in sub_rows) / n * 1e6 if n else None
+    mx = max((r["latency_max"] for r in sub_rows if r["latency_n"]), default=0) * 1e6 if n else None
+    secs = max(len(sub_rows), 1)
+    return dict(
+        latency_mean_us=mean,
+        latency_max_us=mx,
+        samples=n,
+        sent_per_s=sum(r["num_samples_sent"] for r in pub_rows) / max(len(pub_rows), 1),
+        received_per_s=sum(r["num_samples_received"] for r in sub_rows) / secs,
+        lost=sum(r["num_samples_lost"] for r in sub_rows),
+        rows=len(sub_rows),
+    )
+
+
+def run_perf_test(cell, rmw, runtime, warmup, env, keep):
+    workdir = tempfile.mkdtemp(prefix="ros_compare_", dir=keep)
+    run = Run(workdir, dict(env, RMW_IMPLEMENTATION=rmw))
+    run.shm_before = shm_files()
+    cmds = perf_test_commands(cell, runtime, warmup, workdir)
+    limit = runtime + SUB_HEAD_START_S + 20
+    for role, argv in cmds:
+        if role == "pub":
+            time.sleep(SUB_HEAD_START_S)
+        run.start(role, argv, limit)
+    cpu, mem = measure(run, time.monotonic(), warmup, runtime)
+    procs = run.wait(limit + 10)
+    res = dict(cpu_percent=cpu, pss_kib=mem)
+    failures = [
+        f"{role}: exit {p['rc']}{' (timed out)' if p['rc'] == 124 else ''}: "
+        f"{p['stderr_tail'].strip()[-300:]}"
+        for role, p in procs.items()
+        if p["rc"] != 0
+    ]
+    try:
+        res.update(summarize_perf_test(cell, workdir))
+    except (OSError, ValueError, KeyError) as e:
+        failures.append(f"no usable performance_test log: {e}")
+    if not failures and not res.get("samples"):
+        failures.append("no sample received in the measured window")
+    res["failure"] = "; ".join(failures) or None
+    if not keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return res
+
+
+def run_floor(rate, rmw, runtime, warmup, env, keep):
+    workdir = tempfile.mkdtemp(prefix="ros_floor_", dir=keep)
+    run = Run(workdir, dict(env, RMW_IMPLEMENTATION=rmw))
+    run.shm_before = shm_files()
+    run.start("floor", floor_command(rate, runtime, warmup), runtime + 20)
+    cpu, mem = measure(run, time.monotonic(), warmup, runtime)
+    p = run.wait(runtime + 30)["floor"]
+    res = dict(cpu_percent=cpu, pss_kib=mem, failure=None)
+    try:
+        out = json.loads(p["stdout"].strip().splitlines()[-1])
+        res.update(
+            latency_mean_us=out["latency_mean_us"],
+            latency_max_us=out["latency_max_us"],
+            latency_p99_us=out["latency_p99_us"],
+            samples=out["received"],
+            received_per_s=out["received"] / out["window_s"],
+            lost=out["lost"],
+            window_s=out["window_s"],
+            sent_per_s=out["sent"] / out["window_s"],
+        )
+    except (IndexError, ValueError, KeyError) as e:
+        res["failure"] = f"exit {p['rc']}, no result line ({e}): {p['stderr_tail'].strip()[-300:]}"
+    if p["rc"] != 0 and not res["failure"]:
+        res["failure"] = f"exit {p['rc']}: {p['stderr_tail'].strip()[-300:]}"
+    if not keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return res
+
+
+# ---- environment checks and versions ---------------------------------------------------------
+
+
+def check_environment(rmws):
+    missing = [t for t in ("perf_test", "hdds_ros_floor", "timeout") if not shutil.which(t)]
+    if missing:
+        sys.exit(
+            f"ros_compare: not found on PATH: {', '.join(missing)}. Source /opt/ros/humble "
+            "(with performance_test built into it) and the workspace where rmw_hdds is "
+            "installed; the script puts lib/performance_test and lib/rmw_hdds on PATH itself."
+        )
+    prefixes = os.environ.get("AMENT_PREFIX_PATH", "").split(":")
+    for rmw in rmws:
+        if not any(os.path.exists(os.path.join(p, "lib", f"lib{rmw}.so")) for p in prefixes if p):
+            sys.exit(
+                f"ros_compare: lib{rmw}.so is in no AMENT_PREFIX_PATH prefix; install it or "
+                f"leave it out with --rmws"
+            )
+
+
+def detect_domain_flag():
+    """--dds-domain_id (performance_test 1.x) became --dds-domain-id in 2.2."""
+    global DOMAIN_FLAG
+    help_text = cmd_out("perf_test", "--help")
+    if "--dds-domain-id" in help_text:
+        DOMAIN_FLAG = ["--dds-domain-id", DOMAIN]
+    elif "--dds-domain_id" not in help_text:
+        DOMAIN_FLAG = []  # ROS_DOMAIN_ID (set for every process) is what rclcpp uses anyway
+
+
+def add_tool_dirs_to_path():
+    dirs = []
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(":"):
+        for pkg in ("performance_test", "rmw_hdds"):
+            d = os.path.join(prefix, "lib", pkg)
+            if prefix and os.path.isdir(d):
+                dirs.append(d)
+    os.environ["PATH"] = ":".join(dirs + [os.environ.get("PATH", "")])
+
+
+def cmd_out(*argv):
+    try:
+        return subprocess.run(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=20
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def package_version(pkg):
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(":"):
+        path = os.path.join(prefix, "share", pkg, "package.xml")
+        if prefix and os.path.exists(path):
+            with open(path) as f:
+                text = f.read()
+            start = text.find("<version>")
+            if start >= 0:
+                return text[start + 9 : text.find("</version>")]
+    return "not found"
+
+
+def machine_and_versions():
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in open("/proc/cpuinfo")
+            if line.startswith("model name")
+        ),
+        "unknown",
+    )
+    mem = next(
+        (line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0"
+    )
+    deb = lambda p: cmd_out("dpkg-query", "-W", "-f=${Version}", p) or "not a Debian package"
+    return {
+        "machine": f"{cpu}, {os.cpu_count()} logical CPUs, {int(mem) // 1024 // 1024} GiB, "
+        f"{cmd_out('uname', '-sr')}",
+        "load_average_at_start": open("/proc/loadavg").read().split()[:3],
+        "ros_distro": os.environ.get("ROS_DISTRO", "?"),
+        "performance_test": package_version("performance_test"),
+        "rmw_hdds": package_version("rmw_hdds")
+        + ", commit "
+        + (cmd_out("git", "-C", REPO, "describe", "--always", "--dirty") or "?"),
+        "rmw_cyclonedds_cpp": package_version("rmw_cyclonedds_cpp")
+        + ", Cyclone DDS "
+        + (
+            deb("cyclonedds-dev")
+            if package_version("cyclonedds") == "not found"
+            else package_version("cyclonedds")
+        ),
+        "rmw_fastrtps_cpp": package_version("rmw_fastrtps_cpp")
+        + ", Fast DDS "
+        + (
+            deb("libfastrtps-dev")
+            if package_version("fastrtps") == "not found"
+            else package_version("fastrtps")
+        ),
+        "python": sys.version.split()[0],
+    }
+
+
+# ---- main ------------------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller matrix, 1 repeat")
+    ap.add_argument("--repeats", type=int, help="repeats per cell (default 3, --quick 1)")
+    ap.add_argument("--runtime", type=int, default=7, help="seconds per perf_test run (default 7)")
+    ap.add_argument("--warmup", type=int, default=2, help="ignored first seconds (default 2)")
+    ap.add_argument("--floor-runtime", type=int, default=5)
+    ap.add_argument("--floor-warmup", type=int, default=1)
+    ap.add_argument("--rmws", default=",".join(RMWS), help="comma-separated RMWs")
+    ap.add_argument("--out", default=os.path.join(REPO, "results"), help="output folder")
+    ap.add_argument("--name", default="ros_compare", help="output file names (default ros_compare)")
+    ap.add_argument("--keep-logs", metavar="DIR", help="keep every run's logs under DIR")
+    ap.add_argument("--no-plots", action="store_true")
+    args = ap.parse_args()
+    repeats = args.repeats or (1 if args.quick else 3)
+    rmws = args.rmws.split(",")
+    if args.warmup >= args.runtime or args.floor_warmup >= args.floor_runtime:
+        sys.exit("ros_compare: the warm-up must be shorter than the run time")
+
+    add_tool_dirs_to_path()
+    check_environment(rmws)
+    detect_domain_flag()
+    env = dict(os.environ, ROS_LOCALHOST_ONLY="1", ROS_DOMAIN_ID=DOMAIN)
+    cells = matrix(args.quick)
+    rates = floor_rates(cells)
+    per_round = sum(
+        args.runtime + OVERHEAD_S + (SUB_HEAD_START_S if c.procs == 2 else 0) for c in cells
+    ) + len(rates) * (args.floor_runtime + OVERHEAD_S)
+    estimate = per_round * len(rmws) * repeats
+    log(
+        f"ros_compare: {len(cells)} cells + {len(rates)} floor rates, {len(rmws)} RMWs, {repeats} "
+        f"repeats, {args.runtime} s runs ({args.warmup} s warm-up ignored): estimated "
+        f"{estimate / 60:.1f} min"
+    )
+    if args.keep_logs:
+        os.makedirs(args.keep_logs, exist_ok=True)
+
+    info = machine_and_versions()
+    t_start = time.monotonic()
+    runs = []
+    total = (len(cells) + len(rates)) * len(rmws) * repeats
+    for rep in range(repeats):
+        for cell in cells:
+            for rmw in rmws:
+                res = run_perf_test(cell, rmw, args.runtime, args.warmup, env, args.keep_logs)
+                runs.append(dict(kind="perf_test", cell=cell.as_dict(), rmw=rmw, repeat=rep, **res))
+                log(f"[{len(runs)}/{total}] {cell.key} {rmw}: " + ros_compare_report.one_line(res))
+        for rate in rates:
+            for rmw in rmws:
+                res = run_floor(
+                    rate, rmw, args.floor_runtime, args.floor_warmup, env, args.keep_logs
+                )
+                runs.append(dict(kind="floor", rate=rate, rmw=rmw, repeat=rep, **res))
+                log(
+                    f"[{len(runs)}/{total}] floor {'max' if rate == 0 else rate} {rmw}: "
+                    + ros_compare_report.one_line(res)
+                )
+    elapsed = time.monotonic() - t_start
+
+    commands = {
+        "one process": " ".join(
+            perf_test_commands(
+                Cell("MSG", "RATE", 1, "REL", "SUBS"), args.runtime, args.warmup, "LOGDIR"
+            )[0][1]
+        ),
+        "two processes": [
+            " ".join(argv)
+            for _, argv in perf_test_commands(
+                Cell("MSG", "RATE", 2, "REL", "SUBS"), args.runtime, args.warmup, "LOGDIR"
+            )
+        ],
+        "floor": " ".join(floor_command("RATE", args.floor_runtime, args.floor_warmup)),
+        "environment": f"ROS_LOCALHOST_ONLY=1 ROS_DOMAIN_ID={DOMAIN} RMW_IMPLEMENTATION=RMW, every "
+        f"process under `timeout`; two processes: the subscriber starts "
+        f"{SUB_HEAD_START_S:g} s before the publisher",
+        "values": "MSG, RATE (0 = as fast as possible), REL (BEST_EFFORT or RELIABLE), SUBS as in "
+        "each row",
+    }
+    info["load_average_at_end"] = open("/proc/loadavg").read().split()[:3]
+    if PERF_TEST_BUILD.get("version"):
+        info["performance_test"] += f" (build {PERF_TEST_BUILD['version']})"
+    meta = dict(
+        info,
+        runner=" ".join(["bench/ros_compare.py", *sys.argv[1:]]),
+        repeats=repeats,
+        runtime_s=args.runtime,
+        warmup_s=args.warmup,
+        floor_runtime_s=args.floor_runtime,
+        floor_warmup_s=args.floor_warmup,
+        rmws=rmws,
+        estimate_min=round(estimate / 60, 1),
+        duration_min=round(elapsed / 60, 1),
+        commands=commands,
+        date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+    )
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, f"{args.name}.json"), "w") as f:
+        json.dump(dict(meta=meta, runs=runs), f, indent=1)
+    md = ros_compare_report.write_markdown(
+        meta, runs, cells, os.path.join(args.out, f"{args.name}.md")
+    )
+    if not args.no_plots:
+        ros_compare_report.write_plots(runs, cells, rmws, args.out, args.name)
+    log(f"ros_compare: done in {elapsed / 60:.1f} min; wrote {md}")
+    failed = [r for r in runs if r["failure"]]
+    if failed:
+        log(f"ros_compare: {len(failed)} of {len(runs)} runs failed (listed in the report)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
