@@ -314,10 +314,10 @@ def report(bench, args, paths, command, started, elapsed, tools_commit):
         f"{args.seconds} s measured per run after {args.warmup} s warm-up, delivery mode `{args.mode}` on both sides.")
     add("")
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    load = open("/proc/loadavg").read().split()[:3]
+    load_after = " ".join(open("/proc/loadavg").read().split()[:3])
     ddsperf_ver = sh("dpkg-query", "-W", "-f", "${Version}", "cyclonedds-tools", check=False).stdout or "?"
-    add(f"- Machine: {cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}, load average before the run "
-        f"{' '.join(load)} (a shared VM: other work runs beside it).")
+    add(f"- Machine: {cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}, `uptime` before the run "
+        f"`{args.uptime_before}`, load average after it {load_after} (a shared VM: other work runs beside it).")
     add(f"- hdds: commit {tools_commit}, release build. Cyclone DDS: `ddsperf` from Debian cyclonedds-tools {ddsperf_ver}.")
     add(f"- Paths: `loopback` = both processes on `lo` of one network namespace; `veth` = two namespaces "
         f"joined by a veth pair, MTU 1500 ({IP_A} to {IP_B}). Unicast discovery, multicast off, for both. "
@@ -412,6 +412,44 @@ def report(bench, args, paths, command, started, elapsed, tools_commit):
     return "\n".join(lines) + "\n"
 
 
+def summary(bench, args, paths, command, started, elapsed, commit):
+    """The machine-readable twin of the report: every repeat, the medians and the ratios."""
+    R = bench.results
+    medians = {}
+    for k, rs in R.items():
+        keys = ("p50", "p99") if k[1] == "lat" else ("rate", "mbit", "lost")
+        medians["/".join(map(str, k))] = {n: med(rs, n) for n in keys}
+    ratios = {}
+    for path in paths:
+        for size in SIZES:
+            c = med(R.get((path, "lat", "cyclone", size), []), "p50")
+            for case in ("hdds-pong", "hdds"):
+                ratios[f"{path}/lat/{case}/{size}/hdds_over_cyclone"] = ratio(
+                    med(R.get((path, "lat", case, size), []), "p50"), c)
+        ratios[f"{path}/lat/hdds/64/hdds_over_floor"] = ratio(
+            med(R.get((path, "lat", "hdds", 64), []), "p50"), med(R.get((path, "lat", "udp-floor", 64), []), "p50"))
+        for size in TPUT_SIZES:
+            ratios[f"{path}/tput/hdds/{size}/hdds_over_cyclone"] = ratio(
+                med(R.get((path, "tput", "hdds", size), []), "rate"),
+                med(R.get((path, "tput", "cyclone", size), []), "rate"))
+    return {
+        "command": command,
+        "started_utc": started.isoformat(),
+        "minutes": elapsed / 60,
+        "commit": commit,
+        "repeats": args.repeats,
+        "seconds": args.seconds,
+        "mode": args.mode,
+        "uptime_before": args.uptime_before,
+        "loadavg_after": open("/proc/loadavg").read().split()[:3],
+        "targets": {"latency_hdds_over_cyclone_at_most": 1.0, "latency_hdds_over_floor_64B_at_most": 1.5,
+                    "throughput_hdds_over_cyclone_at_least": 1.0},
+        "ratios": ratios,
+        "medians": medians,
+        "repeats_raw": {"/".join(map(str, k)): v for k, v in R.items()},
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
@@ -462,6 +500,8 @@ def main():
     }
 
     started = datetime.datetime.now(datetime.timezone.utc)
+    args.uptime_before = sh("uptime").stdout.strip()
+    log(f"uptime: {args.uptime_before}")
     t0 = time.monotonic()
     bench = Bench(args, tools, logdir)
     for rep in range(args.repeats):
@@ -479,7 +519,11 @@ def main():
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(text)
-    log(f"wrote {args.out} ({elapsed / 60:.1f} min); logs in {logdir}")
+    json_out = os.path.splitext(args.out)[0] + ".json"
+    with open(json_out, "w") as f:
+        json.dump(summary(bench, args, paths, command, started, elapsed, commit), f, indent=1)
+        f.write("\n")
+    log(f"wrote {args.out} and {json_out} ({elapsed / 60:.1f} min); logs in {logdir}")
     print(text)
 
 
