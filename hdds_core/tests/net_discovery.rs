@@ -111,3 +111,39 @@ fn two_new_participants_do_not_answer_each_others_answers_in_a_loop() {
     // At most one answer per 90 ms during the 1 s window, plus the first one.
     assert!(na <= 13 && nb <= 13, "answers: a {na}, b {nb}");
 }
+
+/// Idle participants that hear each other by multicast send nothing but their periodic
+/// announcements: no unicast copy of each announcement to every known participant, no idle
+/// HEARTBEAT from the discovery writers (either one makes discovery traffic grow with the square of
+/// the participant count; bench/discovery_scale.py).
+#[test]
+fn idle_participants_send_only_their_periodic_announcements() {
+    let period = Duration::from_millis(200);
+    // Unicast probes only to participant index 0's port: `a` (index 0) sends none, `b` one per
+    // announcement.
+    let tweak = |c: &mut hdds_core::NetworkConfig| c.spdp_peer_max_index = 0;
+    let a = net_participant(116, tweak);
+    let b = net_participant(116, tweak);
+    assert!(wait_until(Duration::from_secs(5), || {
+        a.discovered_participants().contains(&b.guid()) && b.discovered_participants().contains(&a.guid())
+    }));
+    if !a.network_stats().unwrap().multicast_active || !b.network_stats().unwrap().multicast_active {
+        eprintln!("SKIPPED: no multicast on loopback here; the announcements go by unicast anyway");
+        return;
+    }
+    // Past the first quick announcements and the answers of the first second.
+    std::thread::sleep(Duration::from_millis(1500));
+    let (a0, b0) = (a.network_stats().unwrap().datagrams_sent, b.network_stats().unwrap().datagrams_sent);
+    let window = Duration::from_secs(2);
+    std::thread::sleep(window);
+    let (a1, b1) = (a.network_stats().unwrap().datagrams_sent, b.network_stats().unwrap().datagrams_sent);
+    let per_window = (window.as_millis() / period.as_millis()) as u64;
+    // a: one multicast per period; b: the same plus its probe of index 0. One period of slack.
+    assert!(a1 - a0 <= per_window + 1, "a sent {} datagrams in {window:?} (announcements: {per_window})", a1 - a0);
+    assert!(
+        b1 - b0 <= 2 * (per_window + 1),
+        "b sent {} datagrams in {window:?} (announcements: {per_window})",
+        b1 - b0
+    );
+    assert!(a1 - a0 >= per_window / 2, "a announced itself only {} times", a1 - a0);
+}
