@@ -2,6 +2,8 @@
 //! test (test/endurance). One participant with reliable KEEP_ALL writers and readers on the given
 //! topics; each writer writes a counter (8 bytes little-endian, then padding) at `--rate` Hz, and
 //! each reader checks that every writer's counters arrive in order with no gap and no duplicate.
+//! Each writer writes from a thread of its own (one blocked on a lagging reader does not slow the
+//! others); the main thread drains the readers and prints the reports.
 //!
 //! Output lines (stdout, flushed), which the test scripts parse:
 //!   MATCH ms=<unix ms> topic=T writers=N      a reader's matched-writer count changed
@@ -22,6 +24,7 @@ use std::io::Write;
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -151,6 +154,49 @@ impl Sub {
     }
 }
 
+/// Writes `p`'s counter every `period` until `stop`, `deadline` or `count` samples; true in the
+/// result when a write failed for another reason than its timeout.
+fn write_loop(
+    mut p: Pub,
+    period: Duration,
+    count: u64,
+    size: usize,
+    deadline: Instant,
+    stop: &AtomicBool,
+) -> (Pub, bool) {
+    let mut buf = vec![0u8; size];
+    let mut tick = Instant::now();
+    while !stop.load(Ordering::SeqCst) && !STOP.load(Ordering::SeqCst) && (count == 0 || p.next <= count) {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        if now < tick {
+            thread::sleep((tick - now).min(Duration::from_millis(1)));
+            continue;
+        }
+        tick += period;
+        buf[..8].copy_from_slice(&p.next.to_le_bytes());
+        let t0 = Instant::now();
+        let r = p.writer.write(&buf);
+        p.max_write = p.max_write.max(t0.elapsed());
+        match r {
+            Ok(_) => p.next += 1,
+            Err(e) if e.kind() == ErrorKind::Timeout => p.timeouts += 1,
+            Err(e) => {
+                eprintln!("hdds-stress-peer: write on {} failed: {e}", p.topic);
+                STOP.store(true, Ordering::SeqCst);
+                return (p, true);
+            }
+        }
+        // A writer that fell behind (blocked) resumes at the rate, not in a burst.
+        if Instant::now() > tick + period * 10 {
+            tick = Instant::now();
+        }
+    }
+    (p, false)
+}
+
 fn main() -> ExitCode {
     let args = Args::from_env_skipping(1);
     if args.flag("help") {
@@ -241,42 +287,27 @@ fn main() -> ExitCode {
         subs.iter_mut().for_each(Sub::drain);
         thread::sleep(Duration::from_millis(5));
     }
+    // One thread per writer: a writer blocked on a slow reader (up to max_blocking_time) does not
+    // hold the others back. The main thread drains the readers and reports.
     let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
-    let mut tick = Instant::now();
+    let writers_stop = Arc::new(AtomicBool::new(false));
+    let threads: Vec<thread::JoinHandle<(Pub, bool)>> = pubs
+        .drain(..)
+        .map(|p| {
+            let stop = Arc::clone(&writers_stop);
+            thread::spawn(move || write_loop(p, period, count, size, deadline, &stop))
+        })
+        .collect();
     let mut next_report = Instant::now() + report;
-    let mut buf = vec![0u8; size];
-    let mut failed_write = false;
     loop {
         let now = Instant::now();
-        let writers_done = count > 0 && pubs.iter().all(|p| p.next > count);
+        let writers_done = count > 0 && threads.iter().all(|t| t.is_finished());
         let readers_done = expect > 0 && subs.iter().all(|s| s.received >= expect);
         let finished = (count > 0 || expect > 0)
-            && (pubs.is_empty() || writers_done)
+            && (threads.is_empty() || writers_done)
             && (subs.is_empty() || expect == 0 || readers_done);
         if STOP.load(Ordering::SeqCst) || now >= deadline || finished {
             break;
-        }
-        if now >= tick {
-            tick += period;
-            for p in pubs.iter_mut().filter(|p| count == 0 || p.next <= count) {
-                buf[..8].copy_from_slice(&p.next.to_le_bytes());
-                let t0 = Instant::now();
-                let r = p.writer.write(&buf);
-                p.max_write = p.max_write.max(t0.elapsed());
-                match r {
-                    Ok(_) => p.next += 1,
-                    Err(e) if e.kind() == ErrorKind::Timeout => p.timeouts += 1,
-                    Err(e) => {
-                        eprintln!("hdds-stress-peer: write on {} failed: {e}", p.topic);
-                        failed_write = true;
-                        STOP.store(true, Ordering::SeqCst);
-                    }
-                }
-            }
-            // A writer that fell behind (blocked) resumes at the rate, not in a burst.
-            if Instant::now() > tick + period * 10 {
-                tick = Instant::now();
-            }
         }
         subs.iter_mut().for_each(Sub::drain);
         if now >= next_report {
@@ -288,10 +319,17 @@ fn main() -> ExitCode {
                 start.elapsed().as_secs_f64()
             ));
         }
-        let sleep_until = if pubs.is_empty() { now + Duration::from_millis(1) } else { tick };
-        let wait = sleep_until.saturating_duration_since(Instant::now()).min(Duration::from_millis(1));
-        if !wait.is_zero() {
-            thread::sleep(wait);
+        thread::sleep(Duration::from_millis(1));
+    }
+    writers_stop.store(true, Ordering::SeqCst);
+    let mut failed_write = false;
+    for t in threads {
+        match t.join() {
+            Ok((p, failed)) => {
+                failed_write |= failed;
+                pubs.push(p);
+            }
+            Err(_) => failed_write = true,
         }
     }
     // Reliable: let the readers acknowledge (bounded), then report.
