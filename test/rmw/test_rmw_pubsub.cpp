@@ -232,18 +232,20 @@ TEST(PubSub, SerializedMessagesAndSequences)
     msg.int16_value = i;
     ASSERT_EQ(RMW_RET_OK, rmw_publish(pub, &msg, nullptr)) << take_error();
   }
-  // Setting a new-message callback reports the samples already waiting: wait for all three.
+  // Setting a new-message callback reports the samples no callback has been told about (each
+  // once): wait until all three have been reported.
   const rmw_event_callback_t count_them = [](const void * user, size_t n) {
       *static_cast<size_t *>(const_cast<void *>(user)) += n;
     };
+  size_t reported = 0;
   ASSERT_TRUE(
     wait_until(
       [&]() {
-        size_t unread = 0;
-        EXPECT_EQ(RMW_RET_OK, rmw_subscription_set_on_new_message_callback(sub, count_them, &unread));
+        EXPECT_EQ(RMW_RET_OK, rmw_subscription_set_on_new_message_callback(sub, count_them, &reported));
         EXPECT_EQ(RMW_RET_OK, rmw_subscription_set_on_new_message_callback(sub, nullptr, nullptr));
-        return unread >= 3;
+        return reported >= 3;
       }));
+  EXPECT_EQ(3u, reported);
   std::vector<test_msgs__msg__BasicTypes> msgs(5);
   rmw_message_sequence_t seq = rmw_get_zero_initialized_message_sequence();
   rmw_message_info_sequence_t infos = rmw_get_zero_initialized_message_info_sequence();

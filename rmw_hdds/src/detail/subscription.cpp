@@ -311,18 +311,20 @@ rmw_ret_t Subscription::set_on_new_message_callback(
       return RMW_RET_ERROR;
     }
     listening_ = true;
-  }
-  callback_ = callback;
-  callback_user_data_ = user_data;
-  if (callback != nullptr) {
+    // What arrived before the listener existed is reported once, like what arrives while no
+    // callback is set (a sample arriving meanwhile can be counted twice, never missed).
     size_t unread = 0;
     if (hdds_reader_unread_count(reader_.get(), &unread) != HDDS_RET_OK) {
       RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
       return RMW_RET_ERROR;
     }
-    if (unread > 0) {
-      callback(user_data, unread);
-    }
+    unreported_ = unread;
+  }
+  callback_ = callback;
+  callback_user_data_ = user_data;
+  if (callback != nullptr && unreported_ > 0) {
+    callback(user_data, unreported_);
+    unreported_ = 0;
   }
   return RMW_RET_OK;
 }
@@ -335,6 +337,8 @@ void Subscription::on_data(const void * user, size_t count)
       std::lock_guard<std::mutex> lock(self->mutex_);
       if (self->callback_ != nullptr) {
         self->callback_(self->callback_user_data_, count);
+      } else {
+        self->unreported_ += count;
       }
     });
 }

@@ -107,6 +107,9 @@ private:
   rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_
   const void * callback_user_data_ = nullptr;  // guarded by mutex_
   bool listening_ = false;  // guarded by mutex_
+  // Samples no callback has been told about (each is reported once: rclcpp sets a callback
+  // twice in a row and counts what it is told).
+  size_t unreported_ = 0;  // guarded by mutex_
 
   mutable std::mutex filter_mutex_;
   // The engine reader calls filter_->matches_serialized, one call at a time.
