@@ -56,8 +56,11 @@ pub(crate) struct ReaderShared {
     /// Not matched with the writers of its own participant.
     pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
-    /// Signalled whenever a sample is added.
+    /// Signalled whenever a sample is added, if `cv_waiters` says a thread waits on it.
     data_available: Condvar,
+    /// Threads in `wait_for_data` on `data_available` (changed under the state lock; std's
+    /// notify makes a futex syscall even with nobody waiting).
+    cv_waiters: AtomicUsize,
     /// The RTPS side, when the participant is on the network.
     port: Option<Mutex<ReaderPort>>,
     /// Same-process writers delivering to this reader.
@@ -109,6 +112,7 @@ impl Reader {
             ignore_local_participant: options.ignore_local_participant,
             state: Mutex::new(ReaderState { queue: VecDeque::new() }),
             data_available: Condvar::new(),
+            cv_waiters: AtomicUsize::new(0),
             port,
             intra_writers: AtomicUsize::new(0),
             shm_writers: AtomicUsize::new(0),
@@ -176,7 +180,9 @@ impl Reader {
                 },
                 None => Duration::from_secs(3600),
             };
+            self.shared.cv_waiters.fetch_add(1, Ordering::SeqCst);
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            self.shared.cv_waiters.fetch_sub(1, Ordering::SeqCst);
         }
         true
     }
@@ -300,7 +306,11 @@ impl ReaderShared {
         let mut st = self.lock();
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
-        self.data_available.notify_all();
+        // A waiter counted itself in under the lock we just held: it is seen here, or it saw the
+        // sample before sleeping.
+        if self.cv_waiters.load(Ordering::SeqCst) > 0 {
+            self.data_available.notify_all();
+        }
         self.events.data_arrived();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
