@@ -210,7 +210,9 @@ HOW = """- `intra`: one participant without network, a writer and reader on `pin
   `take` returns. A 64 B pong paces the pings.
 - Cyclone DDS: `ddsperf ping size S waitset` / `ddsperf pong waitset` (Cyclone's default,
   reliable, KS topic) over UDP loopback with test/interop/config/cyclonedds_loopback.xml; the
-  first second of each run is dropped; p50 and p99 are the medians of its per-second figures."""
+  first second of each run is dropped; p50 and p99 are the medians of its per-second figures.
+  ddsperf's ping prints (now - the ping's source timestamp) / 2: one-way = RTT/2, as ours.
+- Every ping-pong figure is one-way = RTT/2; loans are measured one-way directly."""
 
 
 def main():
@@ -220,7 +222,13 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "results/same_host"))
     ap.add_argument("--only", help="run only configurations whose name contains this")
+    ap.add_argument("--render", action="store_true", help="only rewrite OUT.md from OUT.json")
     a = ap.parse_args()
+    if a.render:
+        doc = json.load(open(a.out + ".json"))
+        doc["how"] = HOW
+        write_md(a.out + ".md", doc)
+        return
     target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     binary = os.path.join(target_dir, "release", "hdds-samehost-bench")
     if not a.no_build:
