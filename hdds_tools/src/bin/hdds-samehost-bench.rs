@@ -9,7 +9,9 @@
 //! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
 //!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
 //! - `intra-floor`: the same ping-pong over crossbeam channels, each hop doing what any DDS write
-//!   must: take one mutex, read one timestamp, copy the payload into a new buffer and hand it off;
+//!   must: take one mutex, read one timestamp, and hand the payload (the same buffer, moved) off;
+//! - `intra-floor-condvar`: the same with a std mutex + condition variable mailbox instead of a
+//!   channel (information: the issue's floor is the crossbeam one);
 //! - `intra-same-thread`: write then take on the same thread (no wake-up), per pair;
 //! - `shm`: two processes, ping-pong through shared memory, each side sleeping in
 //!   `Reader::wait_for_data` (`--busy`: `SharedMemoryConfig::busy_polling()`, the readers poll);
@@ -151,10 +153,12 @@ fn intra(a: &Args) {
     report(a, lat, cpu, 2 * a.count, "");
 }
 
-/// One hop of the intra-process floor: the bookkeeping a write must do, then the hand-off.
-fn floor_hop(book: &Mutex<Instant>, payload: &[u8], tx: &crossbeam_channel::Sender<Vec<u8>>) {
+/// One hop of the intra-process floor: the bookkeeping a write must do (one mutex, one
+/// timestamp), then the hand-off of the payload itself (moved, not copied: the floor is the least
+/// any same-process delivery can cost).
+fn floor_hop(book: &Mutex<Instant>, payload: Vec<u8>, tx: &crossbeam_channel::Sender<Vec<u8>>) {
     *book.lock().unwrap() = Instant::now();
-    tx.send(payload.to_vec()).unwrap();
+    tx.send(payload).unwrap();
 }
 
 fn intra_floor(a: &Args) {
@@ -166,10 +170,10 @@ fn intra_floor(a: &Args) {
     let echo = std::thread::spawn(move || {
         for _ in 0..total {
             let v = rx_ping.recv().unwrap();
-            floor_hop(&book2, &v, &tx_pong);
+            floor_hop(&book2, v, &tx_pong);
         }
     });
-    let payload = vec![7u8; a.size];
+    let mut payload = vec![7u8; a.size];
     let mut lat = Vec::with_capacity(a.count);
     let mut cpu0 = 0.0;
     for i in 0..total {
@@ -177,8 +181,68 @@ fn intra_floor(a: &Args) {
             cpu0 = cpu_s();
         }
         let t = Instant::now();
-        floor_hop(&book, &payload, &tx_ping);
-        rx_pong.recv().unwrap();
+        floor_hop(&book, payload, &tx_ping);
+        payload = rx_pong.recv().unwrap();
+        if i >= WARMUP {
+            lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
+        }
+    }
+    let cpu = cpu_s() - cpu0;
+    echo.join().unwrap();
+    report(a, lat, cpu, 2 * a.count, "");
+}
+
+/// A one-slot mailbox: the payload and a condition variable, as a plain std hand-off.
+struct Mailbox {
+    slot: Mutex<Option<Vec<u8>>>,
+    cv: std::sync::Condvar,
+}
+
+impl Mailbox {
+    fn new() -> Arc<Mailbox> {
+        Arc::new(Mailbox { slot: Mutex::new(None), cv: std::sync::Condvar::new() })
+    }
+
+    fn put(&self, v: Vec<u8>) {
+        *self.slot.lock().unwrap() = Some(v);
+        self.cv.notify_one();
+    }
+
+    fn get(&self) -> Vec<u8> {
+        let mut g = self.slot.lock().unwrap();
+        loop {
+            if let Some(v) = g.take() {
+                return v;
+            }
+            g = self.cv.wait_timeout(g, Duration::from_secs(5)).unwrap().0;
+        }
+    }
+}
+
+/// A second intra-process floor: the payload handed over through a std mutex + condition
+/// variable (one timestamp per hop as well): the wake-up the engine's `wait_for_data` uses.
+fn intra_floor_condvar(a: &Args) {
+    let (ping, pong) = (Mailbox::new(), Mailbox::new());
+    let total = a.count + WARMUP;
+    let (ping2, pong2) = (Arc::clone(&ping), Arc::clone(&pong));
+    let echo = std::thread::spawn(move || {
+        for _ in 0..total {
+            let v = ping2.get();
+            std::hint::black_box(Instant::now());
+            pong2.put(v);
+        }
+    });
+    let mut payload = vec![7u8; a.size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    for i in 0..total {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        std::hint::black_box(Instant::now());
+        ping.put(payload);
+        payload = pong.get();
         if i >= WARMUP {
             lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
         }
@@ -489,12 +553,13 @@ fn main() {
     match a.mode.as_str() {
         "intra" => intra(&a),
         "intra-floor" => intra_floor(&a),
+        "intra-floor-condvar" => intra_floor_condvar(&a),
         "intra-same-thread" => intra_same_thread(&a),
         "shm" | "loan" => shm(&a),
         "floor-futex" | "floor-cacheline" | "floor-futex-copy" => floor(&a),
         _ => {
             eprintln!(
-                "usage: hdds-samehost-bench intra|intra-floor|intra-same-thread|shm|loan|floor-futex|\
+                "usage: hdds-samehost-bench intra|intra-floor|intra-floor-condvar|intra-same-thread|shm|loan|floor-futex|\
                  floor-cacheline|floor-futex-copy [--size BYTES] [--count N] [--busy]"
             );
             std::process::exit(2);
