@@ -363,7 +363,7 @@ def engine_section(meta, outdir):
     L.append("|---|---|---|---|")
     L.append(
         f"| performance_test matrix + floors | `{meta['runner']}` | "
-        f"{meta['repeats']} repeats | {meta['duration_min']} min |"
+        f"{meta['repeats']} repeat{'s' if meta['repeats'] != 1 else ''} | {meta['duration_min']} min |"
     )
     for part in parts:
         status = part["status"] + (f": {part['reason']}" if part.get("reason") else "")
