@@ -396,6 +396,27 @@ mod tests {
     }
 
     #[test]
+    fn multi_fragment_submessages_overlapping_repairs_give_every_byte() {
+        // 13 fragments of 100 bytes, the last of 50: every byte must come from its fragment (the
+        // buffer is not zeroed first), whatever mix of runs and single repairs brought it.
+        let sample: Arc<[u8]> = (0..1250u32).map(|i| (i * 7 + 3) as u8).collect();
+        let m = SampleMeta::default();
+        let tail = data_frags(9, m, &sample, 100, 11, 10);
+        assert_eq!((tail.header.fragment_start, tail.header.fragments_in_submessage), (11, 3), "cut at the last");
+        let mut r = Reassembler::new(ReassemblyLimits::default(), EvictPolicy::DropNewest);
+        for f in [data_frag(9, m, &sample, 100, 5), tail, data_frags(9, m, &sample, 100, 4, 8)] {
+            assert_eq!(r.add(W, &f.header, &m, f.bytes()), FragOutcome::Incomplete);
+        }
+        assert_eq!(r.missing(W, 9, 13).unwrap().iter().collect::<Vec<_>>(), vec![1, 2, 3]);
+        match r.add(W, &data_frags(9, m, &sample, 100, 1, 10).header, &m, data_frags(9, m, &sample, 100, 1, 10).bytes())
+        {
+            FragOutcome::Complete { payload, .. } => assert_eq!(payload, sample),
+            other => panic!("{other:?}"),
+        }
+        assert!(r.is_empty());
+    }
+
+    #[test]
     fn hostile_headers_are_rejected_without_allocating() {
         let mut r = Reassembler::new(limits(), EvictPolicy::DropNewest);
         let m = SampleMeta::default();
