@@ -31,7 +31,7 @@ use crate::discovery::MatchError;
 use crate::error::Result;
 use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
-use crate::time;
+use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
 use crate::wire::{EntityKind, Guid, Locator};
 
@@ -53,6 +53,7 @@ pub(crate) struct ReaderShared {
     pub(crate) qos: Qos,
     /// USER_DATA, announced in SEDP.
     pub(crate) user_data: Arc<[u8]>,
+    pub(crate) partition: Vec<String>,
     /// Not matched with the writers of its own participant.
     pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
@@ -76,6 +77,9 @@ pub(crate) struct ReaderShared {
 
 struct ReaderState {
     queue: VecDeque<Sample>,
+    /// Threads in `wait_for_data`: a wake-up notifies the condition variable only when there is
+    /// one (a futex wake per sample would otherwise cost a system call per sample).
+    waiters: usize,
 }
 
 impl Reader {
@@ -106,8 +110,9 @@ impl Reader {
             type_name: type_name.to_owned(),
             qos,
             user_data: Arc::from(&options.user_data[..]),
+            partition: options.partition.clone(),
             ignore_local_participant: options.ignore_local_participant,
-            state: Mutex::new(ReaderState { queue: VecDeque::new() }),
+            state: Mutex::new(ReaderState { queue: VecDeque::new(), waiters: 0 }),
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
@@ -176,7 +181,9 @@ impl Reader {
                 },
                 None => Duration::from_secs(3600),
             };
+            st.waiters += 1;
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st.waiters -= 1;
         }
         true
     }
@@ -297,14 +304,30 @@ impl ReaderShared {
             return;
         }
         sample.info.reception_timestamp = time::now();
+        self.push(sample);
+        self.wake();
+    }
+
+    /// Adds a sample to the history, queues the data listener's call and renews the deadline;
+    /// waiting threads and wait sets are left to [`Self::wake`].
+    fn push(&self, sample: Sample) {
         let mut st = self.lock();
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
-        self.data_available.notify_all();
-        self.events.data_arrived();
+        self.events.sample_added();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
         }
+    }
+
+    /// Wakes the threads in `wait_for_data` and the attached wait sets, after samples were pushed.
+    /// The receive thread calls it once per datagram, not per sample.
+    pub(crate) fn wake(&self) {
+        // Read under the lock: a waiter counts itself under it before it sleeps.
+        if self.lock().waiters > 0 {
+            self.data_available.notify_all();
+        }
+        self.events.waiters.notify();
     }
 
     /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
@@ -319,19 +342,19 @@ impl ReaderShared {
         }
     }
 
-    /// A sample the RTPS machine released. Disposals and unregistrations (keyed topics of other
-    /// vendors) and empty payloads are not samples a keyless reader can hand out; a keyed reader
-    /// hands disposals and unregistrations out without data.
-    pub(crate) fn deliver_remote(&self, d: Delivery) {
+    /// A sample the RTPS machine released, received at `now` (wall clock); true when it was added
+    /// (the sample filter runs first, as in [`Self::deliver`]). Disposals and unregistrations
+    /// (keyed topics of other vendors) and empty payloads are not samples a keyless reader can hand
+    /// out; a keyed reader hands disposals and unregistrations out without data.
+    pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
         let key_hash = match &self.keys {
-            None if !status.is_alive() || d.payload.is_empty() => return,
+            None if !status.is_alive() || d.payload.is_empty() => return false,
             None => None,
-            Some(_) if status.is_alive() && d.payload.is_empty() => return,
+            Some(_) if status.is_alive() && d.payload.is_empty() => return false,
             Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
         };
-        let now = time::now();
-        self.deliver(Sample {
+        let sample = Sample {
             data: d.payload,
             info: SampleInfo {
                 source_timestamp: d.meta.source_timestamp.unwrap_or(now),
@@ -343,7 +366,12 @@ impl ReaderShared {
                 valid_data: status.is_alive(),
                 related_sample_identity: d.meta.related_sample_identity,
             },
-        });
+        };
+        if !self.passes_filter(&sample) {
+            return false;
+        }
+        self.push(sample);
+        true
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
@@ -393,16 +421,21 @@ impl ReaderShared {
         }
     }
 
-    /// One submessage from a matched remote writer; returns the machine's next deadline.
+    /// One submessage from a matched remote writer, received at `now` / `received` (wall clock);
+    /// returns the machine's next deadline. The samples it delivers wake nobody: `delivered`
+    /// comes back true, and the receive thread calls [`Self::wake`] once it has handled the whole
+    /// datagram (one wake-up for a datagram full of samples).
     pub(crate) fn net_input(
         &self,
         now: Instant,
+        received: Timestamp,
         writer: Guid,
         input: ReaderInput<'_>,
         out: &mut Outbox,
+        delivered: &mut bool,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
-        p.input(now, writer, input, out, |d| self.deliver_remote(d));
+        p.input(now, writer, input, out, |d| *delivered |= self.deliver_remote(d, received));
         let lost = p.take_lost();
         let next = p.next_deadline();
         drop(p);

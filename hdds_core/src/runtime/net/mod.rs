@@ -462,7 +462,7 @@ impl Network {
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
         let writers: Vec<_> = read(&self.writers).values().cloned().collect();
         for w in writers {
-            next = min_deadline(next, w.net_on_timer(now, &mut out));
+            next = min_deadline(next, w.net_on_timer(self, now, &mut out));
         }
         let readers: Vec<_> = read(&self.readers).values().cloned().collect();
         for r in readers {
