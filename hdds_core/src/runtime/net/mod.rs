@@ -115,6 +115,9 @@ pub struct NetStats {
     pub shm_attach_failures: u64,
     /// Segments of dead processes removed.
     pub shm_segments_reclaimed: u64,
+    /// Times the participant's shared-memory reader thread woke up (a ring while no application
+    /// thread waited, a kick, or its 100 ms timeout): samples for a waiting thread should not.
+    pub shm_reader_thread_wakeups: u64,
 }
 
 #[derive(Default)]
@@ -356,6 +359,7 @@ impl Network {
             shm_samples_lost: s(|c| &c.samples_lost),
             shm_attach_failures: s(|c| &c.attach_failures),
             shm_segments_reclaimed: s(|c| &c.segments_reclaimed),
+            shm_reader_thread_wakeups: s(|c| &c.reader_thread_wakeups),
         }
     }
 

@@ -109,6 +109,7 @@ impl ShmPort {
             run_listeners();
             // Sleeps while an application thread drains (doorbell mode), or until the next ring.
             self.doorbell.reader_wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
+            bump(&self.counters.reader_thread_wakeups, 1);
         }
     }
 
