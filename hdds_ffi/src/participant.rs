@@ -77,7 +77,7 @@ pub extern "C" fn hdds_participant_create_with_config(
             return Err(hdds_core::Error::bad_argument("out_participant is NULL"));
         }
         let user_data = bytes_or_empty(c.user_data, c.user_data_len, "config->user_data")?.to_vec();
-        let pc = ParticipantConfig { domain_id: c.domain_id, user_data };
+        let pc = ParticipantConfig { domain_id: c.domain_id, user_data, ..Default::default() };
         let transports = crate::transport_env::from_env()?;
         transports.check(c.network)?;
         let p = if c.network {

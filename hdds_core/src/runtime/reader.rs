@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -56,6 +56,11 @@ pub(crate) struct ReaderShared {
     /// Not matched with the writers of its own participant.
     pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
+    /// The participant's KEEP_ALL history cap ([`crate::ParticipantConfig::keep_all_max_samples`]).
+    pub(crate) keep_all_max: usize,
+    /// Signalled when a KEEP_ALL reader's sample is taken: a same-process writer blocked on its
+    /// full history may go on.
+    room: Condvar,
     /// Signalled whenever a sample is added.
     data_available: Condvar,
     /// The RTPS side, when the participant is on the network.
@@ -91,12 +96,16 @@ impl Reader {
         let kind = if keys.is_some() { EntityKind::UserReaderWithKey } else { EntityKind::UserReaderNoKey };
         let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
-        let port = net.as_ref().map(|_| {
+        let port = net.as_ref().map(|n| {
+            let reassembly = n.cfg.reassembly;
             let machine = match qos.reliability {
-                Reliability::Reliable => ReaderMachine::Reliable(StatefulReader::new(ReaderConfig::new(guid))),
-                Reliability::BestEffort => {
-                    ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig::new(guid)))
+                Reliability::Reliable => {
+                    ReaderMachine::Reliable(StatefulReader::new(ReaderConfig { reassembly, ..ReaderConfig::new(guid) }))
                 }
+                Reliability::BestEffort => ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig {
+                    reassembly,
+                    ..BestEffortReaderConfig::new(guid)
+                })),
             };
             Mutex::new(ReaderPort::new(machine))
         });
@@ -108,6 +117,8 @@ impl Reader {
             user_data: Arc::from(&options.user_data[..]),
             ignore_local_participant: options.ignore_local_participant,
             state: Mutex::new(ReaderState { queue: VecDeque::new() }),
+            keep_all_max: participant.keep_all_max_samples(),
+            room: Condvar::new(),
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
@@ -155,7 +166,11 @@ impl Reader {
 
     /// Takes the oldest sample, if there is one.
     pub fn take(&self) -> Option<Sample> {
-        self.shared.lock().queue.pop_front()
+        let s = self.shared.lock().queue.pop_front();
+        if s.is_some() && self.shared.qos.depth().is_none() {
+            self.shared.room.notify_all();
+        }
+        s
     }
 
     /// Waits until a sample is available or `timeout` passes; true when one is available.
@@ -290,6 +305,30 @@ impl ReaderShared {
         self.lock().queue.len()
     }
 
+    /// A reliable KEEP_ALL reader holding `keep_all_max` untaken samples: reliable KEEP_ALL
+    /// writers of this process wait for it ([`Self::wait_room`]).
+    pub(crate) fn keeps_all_and_is_full(&self) -> bool {
+        self.qos.reliability == Reliability::Reliable
+            && self.qos.depth().is_none()
+            && self.queue_len() >= self.keep_all_max
+    }
+
+    /// Waits until the history has room or `until` passes; false on time-out.
+    pub(crate) fn wait_room(&self, until: Option<Instant>) -> bool {
+        let mut st = self.lock();
+        while st.queue.len() >= self.keep_all_max {
+            let left = match until {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => left,
+                    _ => return false,
+                },
+                None => Duration::from_secs(3600),
+            };
+            st = self.room.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        true
+    }
+
     /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
     /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
@@ -400,9 +439,12 @@ impl ReaderShared {
         writer: Guid,
         input: ReaderInput<'_>,
         out: &mut Outbox,
+        over_limit: &AtomicU64,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
+        let before = p.reassembly_over_limit();
         p.input(now, writer, input, out, |d| self.deliver_remote(d));
+        over_limit.fetch_add(p.reassembly_over_limit() - before, Ordering::Relaxed);
         let lost = p.take_lost();
         let next = p.next_deadline();
         drop(p);

@@ -188,7 +188,7 @@ impl Network {
         let mut any = false;
         for r in readers.iter().filter(|r| reader_id == EntityId::UNKNOWN || r.guid.entity_id == reader_id) {
             any = true;
-            let next = r.net_input(now, writer, input, &mut ctx.out);
+            let next = r.net_input(now, writer, input, &mut ctx.out, &self.counters.fragments_over_limit);
             self.timer.schedule(next);
         }
         if !any {
