@@ -81,6 +81,18 @@ pub(crate) struct ReaderShared {
 
 struct ReaderState {
     queue: VecDeque<Sample>,
+    /// The matched writers whose LIFESPAN is finite: a sample of theirs older (by its source
+    /// timestamp) than the lifespan is dropped instead of taken. Empty in the common case.
+    lifespans: Vec<(Guid, i64)>,
+}
+
+impl ReaderState {
+    fn expired(&self, s: &Sample, now: time::Timestamp) -> bool {
+        self.lifespans
+            .iter()
+            .find(|(g, _)| *g == s.info.writer_guid)
+            .is_some_and(|(_, ns)| s.info.source_timestamp.saturating_add(*ns) < now)
+    }
 }
 
 impl Reader {
@@ -116,7 +128,7 @@ impl Reader {
             qos,
             user_data: Arc::from(&options.user_data[..]),
             ignore_local_participant: options.ignore_local_participant,
-            state: Mutex::new(ReaderState { queue: VecDeque::new() }),
+            state: Mutex::new(ReaderState { queue: VecDeque::new(), lifespans: Vec::new() }),
             keep_all_max: participant.keep_all_max_samples(),
             room: Condvar::new(),
             data_available: Condvar::new(),
@@ -165,8 +177,17 @@ impl Reader {
     }
 
     /// Takes the oldest sample, if there is one.
+    /// Samples whose writer's LIFESPAN has passed are dropped on the way.
     pub fn take(&self) -> Option<Sample> {
-        let s = self.shared.lock().queue.pop_front();
+        let mut st = self.shared.lock();
+        let mut s = st.queue.pop_front();
+        if !st.lifespans.is_empty() {
+            let now = time::now();
+            while s.as_ref().is_some_and(|s| st.expired(s, now)) {
+                s = st.queue.pop_front();
+            }
+        }
+        drop(st);
         if s.is_some() && self.shared.qos.depth().is_none() {
             self.shared.room.notify_all();
         }
@@ -305,6 +326,18 @@ impl ReaderShared {
         self.lock().queue.len()
     }
 
+    /// A writer matched with this reader has this LIFESPAN (its QoS): its samples expire that
+    /// long after their source timestamp ([`Reader::take`] drops them).
+    pub(crate) fn note_writer_lifespan(&self, writer: Guid, lifespan: Duration) {
+        if lifespan == crate::qos::INFINITE {
+            return;
+        }
+        let ns = i64::try_from(lifespan.as_nanos()).unwrap_or(i64::MAX);
+        let mut st = self.lock();
+        st.lifespans.retain(|(g, _)| *g != writer);
+        st.lifespans.push((writer, ns));
+    }
+
     /// A reliable KEEP_ALL reader holding `keep_all_max` untaken samples: reliable KEEP_ALL
     /// writers of this process wait for it ([`Self::wait_room`]).
     pub(crate) fn keeps_all_and_is_full(&self) -> bool {
@@ -337,8 +370,16 @@ impl ReaderShared {
         }
         sample.info.reception_timestamp = time::now();
         let mut st = self.lock();
-        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
+        // A best-effort KEEP_ALL history is capped like a KEEP_LAST one: the oldest sample gives
+        // way, counted as lost. Reliable ones are not: their writers wait instead (same process:
+        // Writer::wait_intra_room; same host: the ring is left unread).
+        let cap = (self.qos.reliability == Reliability::BestEffort).then_some(self.keep_all_max);
+        let lost = cap.is_some_and(|c| self.qos.depth().is_none() && st.queue.len() >= c);
+        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth().or(cap), sample);
         drop(st);
+        if lost {
+            self.events.update(SAMPLE_LOST, |s| s.add_total(1));
+        }
         self.data_available.notify_all();
         self.events.data_arrived();
         if let Some(d) = &self.deadline {

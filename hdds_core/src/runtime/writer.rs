@@ -476,6 +476,7 @@ impl WriterShared {
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under
     /// the same lock as new writes, so it misses nothing and gets nothing twice.
     pub(crate) fn attach_reader(&self, reader: &Arc<ReaderShared>) {
+        reader.note_writer_lifespan(self.guid, self.qos.lifespan);
         let mut st = self.lock();
         if reader.qos.durability == Durability::TransientLocal {
             for s in &st.history {
