@@ -136,6 +136,8 @@ pub struct Reassembler {
     stamp: u64,
     /// Samples given up for the limits: refused, or evicted to make room for another.
     over_limit: u64,
+    /// The sample refused last: its further fragments are refused without being counted again.
+    last_refused: Option<(Guid, i64)>,
 }
 
 /// Tolerated trailing bytes after the last fragment: submessage padding to a 4-byte boundary that a
@@ -152,6 +154,7 @@ impl Reassembler {
             total_bytes: 0,
             stamp: 0,
             over_limit: 0,
+            last_refused: None,
         }
     }
 
@@ -192,7 +195,7 @@ impl Reassembler {
             return reject(FragReject::ZeroSampleSize);
         }
         if size > self.limits.max_sample_size as u64 {
-            self.over_limit += 1;
+            self.refused(writer, h.sn);
             return reject(FragReject::SampleTooLarge);
         }
         let total = size.div_ceil(fs);
@@ -217,7 +220,7 @@ impl Reassembler {
             None => match self.start(writer, h, meta, total as u32) {
                 Some(i) => i,
                 None => {
-                    self.over_limit += 1;
+                    self.refused(writer, h.sn);
                     return reject(FragReject::NoRoom);
                 }
             },
@@ -253,6 +256,14 @@ impl Reassembler {
         }
         let p = self.remove_at(i);
         FragOutcome::Complete { meta: p.meta, payload: p.buf }
+    }
+
+    /// Counts a sample refused for the limits, once however many of its fragments come.
+    fn refused(&mut self, writer: Guid, sn: i64) {
+        if self.last_refused != Some((writer, sn)) {
+            self.last_refused = Some((writer, sn));
+            self.over_limit += 1;
+        }
     }
 
     /// Makes room under the limits and starts a partial sample; `None` when this one gives way.
@@ -470,6 +481,7 @@ mod tests {
         let mut r = Reassembler::new(limits, EvictPolicy::DropNewest);
         for sn in 1..=5 {
             r.add(W, &hdr(sn, 1, 100, 300), &m, &[0; 100]);
+            r.add(W, &hdr(sn, 2, 100, 300), &m, &[0; 100]);
         }
         let mut sns: Vec<i64> = r.partial_sns(W).collect();
         sns.sort();
