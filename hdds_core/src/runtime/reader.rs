@@ -374,11 +374,12 @@ impl ReaderShared {
         // way, counted as lost. Reliable ones are not: their writers wait instead (same process:
         // Writer::wait_intra_room; same host: the ring is left unread).
         let cap = (self.qos.reliability == Reliability::BestEffort).then_some(self.keep_all_max);
-        let lost = cap.is_some_and(|c| self.qos.depth().is_none() && st.queue.len() >= c);
+        let before = st.queue.len();
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth().or(cap), sample);
+        let lost = if self.qos.depth().is_none() { before + 1 - st.queue.len() } else { 0 };
         drop(st);
-        if lost {
-            self.events.update(SAMPLE_LOST, |s| s.add_total(1));
+        if lost > 0 {
+            self.events.update(SAMPLE_LOST, |s| s.add_total(i32::try_from(lost).unwrap_or(i32::MAX)));
         }
         self.data_available.notify_all();
         self.events.data_arrived();
