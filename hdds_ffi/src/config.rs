@@ -27,7 +27,7 @@ pub const TRANSPORT_VARIABLE: &str = "HDDS_TRANSPORT";
 
 /// The longest bounded spin (`shm.spin_us`): beyond it a waiting thread should sleep, or poll for
 /// good (`busy`).
-pub const MAX_SPIN_US: u64 = 1000;
+const MAX_SPIN_US: u64 = 1000;
 
 /// Every key the file may hold, with what it sets (README.md's configuration section says more).
 pub const KEYS: &[(&str, &str)] = &[
