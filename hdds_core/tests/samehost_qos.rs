@@ -66,11 +66,27 @@ fn drain(r: &Reader, settle: Duration) -> Vec<i64> {
     got
 }
 
+/// The lifespan of the LIFESPAN tests: long enough that a sample written just before a take is
+/// still alive in a slow run (ThreadSanitizer, a loaded machine), short enough to wait out.
+const LIFESPAN: Duration = Duration::from_millis(1500);
+
+/// Runs `check` for every path at once, each in its own thread and domain (`first_domain + i`).
+fn on_every_path(first_domain: u32, check: fn(u32, Path)) {
+    let threads: Vec<_> = PATHS
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| std::thread::spawn(move || check(first_domain + i as u32, path)))
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
 #[test]
 fn lifespan_drops_expired_samples_on_every_path() {
-    for (i, path) in PATHS.into_iter().enumerate() {
-        let (a, b) = pair(210 + i as u32, path, 1024);
-        let q = Qos { lifespan: Duration::from_millis(300), history: History::KeepAll, ..Qos::default() };
+    on_every_path(210, |domain, path| {
+        let (a, b) = pair(domain, path, 1024);
+        let q = Qos { lifespan: LIFESPAN, history: History::KeepAll, ..Qos::default() };
         let w = a.create_writer("t/lifespan", T, q).unwrap();
         let r = b.create_reader("t/lifespan", T, Qos { history: History::KeepAll, ..Qos::default() }).unwrap();
         assert!(matched(&w, &r), "{path:?}");
@@ -78,35 +94,35 @@ fn lifespan_drops_expired_samples_on_every_path() {
             w.write(&payload(i)).unwrap();
         }
         assert!(wait_until(Duration::from_secs(5), || r.available() == 3), "{path:?}: the first three arrive");
-        std::thread::sleep(Duration::from_millis(450));
+        std::thread::sleep(LIFESPAN + Duration::from_millis(300));
         for i in 3..5 {
             w.write(&payload(i)).unwrap();
         }
         assert!(wait_until(Duration::from_secs(5), || r.available() == 5), "{path:?}");
         // The first three are older than the writer's lifespan: never handed out.
         assert_eq!(drain(&r, Duration::from_millis(100)), vec![4, 5], "{path:?}");
-    }
+    });
 }
 
 #[test]
 fn lifespan_applies_to_a_transient_local_late_joiner() {
-    for (i, path) in PATHS.into_iter().enumerate() {
-        let (a, b) = pair(213 + i as u32, path, 1024);
+    on_every_path(213, |domain, path| {
+        let (a, b) = pair(domain, path, 1024);
         let q = Qos {
-            lifespan: Duration::from_millis(300),
+            lifespan: LIFESPAN,
             durability: Durability::TransientLocal,
             history: History::KeepLast(10),
             ..Qos::default()
         };
         let w = a.create_writer("t/lifespan_tl", T, q).unwrap();
         w.write(&payload(0)).unwrap();
-        std::thread::sleep(Duration::from_millis(450));
+        std::thread::sleep(LIFESPAN + Duration::from_millis(300));
         w.write(&payload(1)).unwrap();
         let r = b.create_reader("t/lifespan_tl", T, q).unwrap();
         assert!(matched(&w, &r), "{path:?}");
         assert!(wait_until(Duration::from_secs(5), || r.available() >= 1), "{path:?}");
         assert_eq!(drain(&r, Duration::from_millis(200)), vec![2], "{path:?}: only the one still alive");
-    }
+    });
 }
 
 #[test]
