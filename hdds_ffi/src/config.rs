@@ -9,6 +9,10 @@
 //! range, a line without `=`, a file that cannot be read — fails participant creation with a
 //! message naming the file, the line and the key: a setting is never silently ignored.
 //!
+//! A value of `HDDS_CONFIG` that contains `=` is the configuration itself rather than a path, its
+//! entries separated by `;` (`HDDS_CONFIG='shm.spin_us = busy; shm.slots = 256'`): handy for one
+//! run; messages then name the entry.
+//!
 //! ```text
 //! transport = intra,shm,udp
 //! shm.segment_bytes = 128MiB
@@ -119,6 +123,9 @@ pub struct Settings {
 pub fn from_env() -> Result<Settings> {
     let path = env(CONFIG_VARIABLE)?;
     let mut s = match path.as_deref() {
+        Some(inline) if inline.contains('=') => {
+            parse_in(&inline.replace(';', "\n"), &format!("{CONFIG_VARIABLE} (inline)"), "entry")?
+        }
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| {
                 Error::bad_argument(format!(
@@ -154,6 +161,11 @@ fn env(name: &str) -> Result<Option<String>> {
 
 /// Parses the text of a configuration file; `file` names it in messages.
 pub fn parse(text: &str, file: &str) -> Result<Settings> {
+    parse_in(text, &format!("{CONFIG_VARIABLE}={file}"), "line")
+}
+
+/// Parses `text`; messages start with `origin` and number its lines as `unit`s.
+fn parse_in(text: &str, origin: &str, unit: &str) -> Result<Settings> {
     let mut s = Settings::default();
     let mut seen: Vec<(&str, usize)> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
@@ -162,7 +174,7 @@ pub fn parse(text: &str, file: &str) -> Result<Settings> {
         if line.is_empty() {
             continue;
         }
-        let at = |msg: String| Error::bad_argument(format!("{CONFIG_VARIABLE}={file}, line {line_no}: {msg}"));
+        let at = |msg: String| Error::bad_argument(format!("{origin}, {unit} {line_no}: {msg}"));
         let Some((key, value)) = line.split_once('=') else {
             return Err(at(format!("{line:?} is not `key = value`")));
         };
@@ -172,7 +184,7 @@ pub fn parse(text: &str, file: &str) -> Result<Settings> {
             return Err(at(format!("unknown key {key:?}; the keys are: {}", known.join(", "))));
         };
         if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
-            return Err(at(format!("key {key} is set again (first on line {first}); keep one")));
+            return Err(at(format!("key {key} is set again (first on {unit} {first}); keep one")));
         }
         seen.push((key, line_no));
         let bad = |why: &str| at(format!("key {key}: {value:?} {why}"));
@@ -196,7 +208,7 @@ pub fn parse(text: &str, file: &str) -> Result<Settings> {
         const BIG: u64 = 1 << 40;
         match key {
             "transport" => {
-                s.transports_origin = format!("{CONFIG_VARIABLE}={file}, line {line_no}: key transport");
+                s.transports_origin = format!("{origin}, {unit} {line_no}: key transport");
                 s.transports = Transports::parse(value, &s.transports_origin)?;
             }
             "shm.segment_bytes" => s.shm_segment_bytes = Some(bytes(4096, 1 << 36)?),
@@ -345,6 +357,8 @@ mod tests {
         assert!(e.contains("line 1: key transport") && e.contains("\"tcp\""), "{e}");
         assert!(number("1_024", false) == Some(1024) && number("_1", false).is_none());
         assert!(number("99999999999GiB", true).is_none(), "overflow is refused, not wrapped");
+        let e = parse_in("shm.slots = 4\nshm.spin_us = x", "HDDS_CONFIG (inline)", "entry").unwrap_err();
+        assert!(e.message().starts_with("HDDS_CONFIG (inline), entry 2: key shm.spin_us"), "{e}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
  * fail with a message naming the file, the line and the key; a file that cannot be read is
  * refused too; a correct file is applied (limits.keep_all_max_samples = 2 makes the third write of
  * a reliable KEEP_ALL writer to a reader that does not take time out); HDDS_TRANSPORT overrides
- * the file's transport. Participants without network only: nothing leaves the process. */
+ * the file's transport; a value with `=` is the configuration itself. Participants without network
+ * only: nothing leaves the process. */
 #include <hdds/hdds.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,9 +86,21 @@ static void settings_are_applied(void) {
   unlink(path);
 }
 
+static void inline_configuration(void) {
+  HddsParticipant *p = NULL;
+  CHECK(setenv("HDDS_CONFIG", "limits.keep_all_max_samples = 2; transport = intra", 1) == 0);
+  CHECK(create(&p) == HDDS_RET_OK && p != NULL);
+  hdds_participant_destroy(p);
+  CHECK(setenv("HDDS_CONFIG", "shm.slots = 8; shm.spin_us = soon", 1) == 0);
+  CHECK(create(&p) == HDDS_RET_BAD_ARGUMENT && p == NULL);
+  CHECK(strstr(hdds_last_error(), "HDDS_CONFIG (inline), entry 2: key shm.spin_us") != NULL);
+  CHECK(unsetenv("HDDS_CONFIG") == 0);
+}
+
 int main(void) {
   snprintf(path, sizeof path, "/tmp/hdds-c-abi-config-%ld.conf", (long)getpid());
   RUN(mistakes_are_named);
   RUN(settings_are_applied);
+  RUN(inline_configuration);
   FINISH();
 }
