@@ -44,7 +44,7 @@ fn participant_and_endpoint_user_data_reach_the_other_side() {
     let b = participant(140, b"enclave=/b;", "-ud", None);
     let (events, listener) = recorder();
     b.set_discovery_listener(Some(listener));
-    let opts = EndpointOptions { user_data: b"serviceid= 1.2.3;".to_vec(), ignore_local_participant: false };
+    let opts = EndpointOptions { user_data: b"serviceid= 1.2.3;".to_vec(), ..Default::default() };
     let qos = Qos { durability: Durability::TransientLocal, history: History::KeepLast(3), ..Qos::default() };
     let w = a.create_writer_with("rq/svcRequest", "pkg::srv::dds_::S_Request_", qos, &opts).unwrap();
     let found = wait_until(Duration::from_secs(5), || has_endpoint(&events, w.guid(), true));

@@ -55,6 +55,8 @@ fn options_arg(options: *const HddsEndpointOptions) -> Result<hdds_core::Endpoin
     Ok(hdds_core::EndpointOptions {
         user_data: bytes_or_empty(o.user_data, o.user_data_len, "options->user_data")?.to_vec(),
         ignore_local_participant: o.ignore_local_participant,
+        // No partition through the C ABI yet (ROS does not use partitions).
+        ..Default::default()
     })
 }
 

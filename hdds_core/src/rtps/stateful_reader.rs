@@ -225,6 +225,7 @@ impl StatefulReader {
         }
         p.last_hb = Some(hb.count);
         p.known_last = p.known_last.max(hb.last_sn);
+        p.hb_last = p.hb_last.max(hb.last_sn);
         if hb.first_sn > p.next {
             let before = out.len();
             let next_before = p.next;
@@ -254,7 +255,13 @@ impl StatefulReader {
         }
         p.last_hb_frag = Some(hb.count);
         p.known_last = p.known_last.max(hb.sn);
-        if self.reassembler.contains(writer, hb.sn) {
+        let last_fragment = match p.frags_announced {
+            Some((sn, n)) if sn == hb.sn => n.max(hb.last_fragment),
+            _ => hb.last_fragment,
+        };
+        p.frags_announced = Some((hb.sn, last_fragment));
+        // Only fragments up to the announced one can be missing; without any, no answer is owed.
+        if self.reassembler.missing(writer, hb.sn, last_fragment).is_some() {
             self.ack_after(i, now, out);
         }
     }
@@ -314,7 +321,14 @@ impl StatefulReader {
             if sn < next || sn > last {
                 continue;
             }
-            if let Some(set) = self.reassembler.missing(p.guid, sn, u32::MAX) {
+            // A HEARTBEAT announced the whole sample; a HEARTBEAT_FRAG only its first fragments;
+            // otherwise the writer said nothing of it yet (it is still arriving): no NACK_FRAG.
+            let up_to = match p.frags_announced {
+                _ if sn <= p.hb_last => u32::MAX,
+                Some((s, n)) if s == sn => n,
+                _ => continue,
+            };
+            if let Some(set) = self.reassembler.missing(p.guid, sn, up_to) {
                 p.nack_frag_count = p.nack_frag_count.wrapping_add(1);
                 let nack_frag = NackFrag { sn, missing: set, count: p.nack_frag_count };
                 out.push(ReaderAction::NackFrag { writer: p.guid, nack_frag });
@@ -545,6 +559,42 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Cyclone sends a large sample as messages of fragments, each followed by a HEARTBEAT_FRAG
+    /// saying how far it got: fragments past that are on their way, not missing.
+    #[test]
+    fn heartbeat_frag_nacks_only_what_it_announced() {
+        let t = Instant::now();
+        let (mut r, mut out) = matched(t, Duration::ZERO);
+        let h = |n, k| FragmentHeader {
+            sn: 1,
+            fragment_start: n,
+            fragments_in_submessage: k,
+            fragment_size: 4,
+            sample_size: 40,
+        };
+        let nack_frags = |out: &[ReaderAction]| -> Vec<Vec<u32>> {
+            out.iter()
+                .filter_map(|a| match a {
+                    ReaderAction::NackFrag { nack_frag, .. } => Some(nack_frag.missing.iter().collect()),
+                    _ => None,
+                })
+                .collect()
+        };
+        out.clear();
+        // Fragments 1-4 in one submessage, then "sent up to 4": nothing to say.
+        r.on_data_frag(t, W, &h(1, 4), &SampleMeta::default(), &[1; 16], &mut out);
+        r.on_heartbeat_frag(t, W, &HeartbeatFrag { sn: 1, last_fragment: 4, count: 1 }, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // 6-8 arrive, 5 does not; "sent up to 8": only 5 is missing (9 and 10 are on their way).
+        r.on_data_frag(t, W, &h(6, 3), &SampleMeta::default(), &[6; 12], &mut out);
+        r.on_heartbeat_frag(t, W, &HeartbeatFrag { sn: 1, last_fragment: 8, count: 2 }, &mut out);
+        assert_eq!(nack_frags(&out), vec![vec![5]]);
+        // A HEARTBEAT announces the whole sample: everything missing is asked for.
+        out.clear();
+        r.on_heartbeat(t, W, &hb(1, 1, 1, false), &mut out);
+        assert_eq!(nack_frags(&out), vec![vec![5, 9, 10]]);
     }
 
     #[test]

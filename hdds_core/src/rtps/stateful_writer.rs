@@ -121,6 +121,8 @@ pub struct StatefulWriter {
     last_hb: Instant,
     /// Periodic HEARTBEATs sent since the last ACKNACK: the fast period doubles with each.
     hb_unanswered: u32,
+    /// Samples written since the last HEARTBEAT to all.
+    written_since_hb: usize,
     tick_start: Instant,
     tick_spent: usize,
     /// Round-robin start of the repair pump, so no reader starves the others.
@@ -143,6 +145,7 @@ impl StatefulWriter {
             hb_count: 0,
             last_hb: now,
             hb_unanswered: 0,
+            written_since_hb: 0,
             tick_start: now,
             tick_spent: 0,
             pump_from: 0,
@@ -285,8 +288,11 @@ impl StatefulWriter {
     ) -> Result<i64, WriteBlocked> {
         if !self.can_write() {
             self.stats.writes_blocked += 1;
-            // Ask the readers to acknowledge, but not on every retry of a blocked writer.
-            if self.reliable_count > 0 && now >= self.last_hb + self.cfg.fast_heartbeat_period / 2 {
+            // Ask the readers to acknowledge what they were not asked about yet, and otherwise
+            // not on every retry of a blocked writer.
+            if self.reliable_count > 0
+                && (self.written_since_hb > 0 || now >= self.last_hb + self.cfg.fast_heartbeat_period / 2)
+            {
                 self.send_periodic_heartbeat(now, out);
             }
             return Err(WriteBlocked);
@@ -297,6 +303,7 @@ impl StatefulWriter {
         }
         let (sn, _evicted) = self.history.add_for(meta, Arc::clone(&payload), only_for).map_err(|_| WriteBlocked)?;
         self.stats.samples_written += 1;
+        self.written_since_hb += 1;
         match only_for {
             None if !self.proxies.is_empty() => {
                 send_sample(&self.cfg, &mut self.stats, Dest::All, Data { sn, meta, payload }, false, out);
@@ -316,10 +323,14 @@ impl StatefulWriter {
         self.update_acked();
         if self.reliable_count > 0 {
             let cap = self.history.kind().capacity();
-            let filling =
-                matches!(self.history.kind(), HistoryKind::KeepAll { .. }) && self.history.len() * 4 >= cap * 3;
+            let keep_all = matches!(self.history.kind(), HistoryKind::KeepAll { .. });
+            let filling = keep_all && self.history.len() * 4 >= cap * 3;
             let gap = if filling { self.cfg.fast_heartbeat_period / 4 } else { self.cfg.fast_heartbeat_period };
-            if now >= self.last_hb + gap {
+            // KEEP_ALL: only acknowledgments make room, so a writer faster than the fast period
+            // asks for them every quarter history too (a burst then streams instead of stalling
+            // until the next HEARTBEAT).
+            let quarter = keep_all && self.written_since_hb * 4 >= cap;
+            if now >= self.last_hb + gap || quarter {
                 self.send_periodic_heartbeat(now, out);
             }
         }
@@ -436,6 +447,7 @@ impl StatefulWriter {
             let hb = self.heartbeat(0, all_acked);
             out.push(WriterAction::Heartbeat { to: Dest::All, hb });
         }
+        self.written_since_hb = 0;
         // A fragmented newest sample: say how many fragments exist, so readers NACK_FRAG the rest.
         if let Some(c) = self.history.latest().filter(|c| !all_acked && c.payload.len() > self.cfg.fragment_size) {
             let last_fragment = fragment::fragment_count(c.payload.len(), self.cfg.fragment_size);
@@ -621,8 +633,11 @@ fn send_sample(
         return;
     }
     let total = fragment::fragment_count(d.payload.len(), cfg.fragment_size);
-    for n in 1..=total {
-        let frag = fragment::data_frag(d.sn, d.meta, &d.payload, cfg.fragment_size as u16, n);
+    let mut n = 1;
+    while n <= total {
+        let per = fragment::fragments_per_submessage(cfg.fragment_size);
+        let frag = fragment::data_frags(d.sn, d.meta, &d.payload, cfg.fragment_size as u16, n, per);
+        n += u32::from(frag.header.fragments_in_submessage);
         out.push(WriterAction::DataFrag { to, frag, resend });
     }
     if resend {

@@ -216,7 +216,17 @@ fn repairs_are_paced_by_the_byte_budget() {
     let mut out = Vec::new();
     w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
     write_n(&mut w, t, 1, 64 * 1024, &mut out);
-    assert_eq!(data(&out).len(), 49, "64 KiB is 49 fragments of 1344 bytes");
+    // 64 KiB is 49 fragments of 1344 bytes, first sent ten to a submessage.
+    let runs: Vec<(u32, u16)> = out
+        .iter()
+        .filter_map(|a| match a {
+            WriterAction::DataFrag { frag, .. } => {
+                Some((frag.header.fragment_start, frag.header.fragments_in_submessage))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(runs, vec![(1, 10), (11, 10), (21, 10), (31, 10), (41, 9)]);
     out.clear();
     w.on_acknack(t + ms(3), g(1), &acknack(1, &[1], 1), &mut out);
     assert_eq!(data(&out).len(), 4, "one tick's budget");
@@ -384,6 +394,28 @@ fn a_volatile_reader_that_has_not_answered_gets_sync_heartbeats() {
     write_n(&mut w, t + ms(100), 1, 8, &mut out);
     w.on_acknack(t + ms(101), g(2), &acknack(4, &[4], 1), &mut out);
     assert!(!w.reader(g(2)).unwrap().sync_pending);
+}
+
+#[test]
+fn a_fast_keep_all_burst_asks_for_acknowledgments_every_quarter_history() {
+    let t0 = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepAll { max_samples: 64 }, Durability::Volatile), t0);
+    let mut out = Vec::new();
+    w.match_reader(t0, reader(1, true, Durability::Volatile), &mut out);
+    // The reader answers the match's HEARTBEAT and the sync HEARTBEAT that follows: it is in
+    // sync, HEARTBEATs now announce what was written.
+    w.on_acknack(t0, g(1), &acknack(1, &[], 1), &mut out);
+    w.on_timer(t0, &mut out);
+    w.on_acknack(t0, g(1), &acknack(1, &[], 2), &mut out);
+    out.clear();
+    // A HEARTBEAT was just sent: within the fast period only the quarter rule applies.
+    write_n(&mut w, t0, 64, 8, &mut out);
+    let last_sns: Vec<i64> = heartbeats(&out).iter().map(|(_, hb)| hb.last_sn).collect();
+    assert_eq!(last_sns, vec![16, 32, 48, 64]);
+    // Full and blocked: nothing new to ask about, so no HEARTBEAT on a retry this soon.
+    out.clear();
+    assert!(w.write(t0, Arc::from(vec![0u8; 8]), SampleMeta::default(), &mut out).is_err());
+    assert!(heartbeats(&out).is_empty());
 }
 
 #[test]

@@ -31,6 +31,12 @@ pub struct WriterProxy {
     slots: VecDeque<Slot>,
     /// The highest SN the writer is known to have (HEARTBEAT lastSN or a received sample).
     pub(crate) known_last: i64,
+    /// The highest SN a HEARTBEAT announced: those samples exist whole at the writer.
+    pub(crate) hb_last: i64,
+    /// The newest HEARTBEAT_FRAG: (SN, last fragment the writer has sent of it). A writer still
+    /// sending a large sample (Cyclone after every message of fragments) says so: fragments past
+    /// that number are on their way, not missing.
+    pub(crate) frags_announced: Option<(i64, u32)>,
     pub(crate) last_hb: Option<i32>,
     pub(crate) last_hb_frag: Option<i32>,
     pub(crate) acknack_count: i32,
@@ -52,6 +58,8 @@ impl WriterProxy {
             next: 1,
             slots: VecDeque::new(),
             known_last: 0,
+            hb_last: 0,
+            frags_announced: None,
             last_hb: None,
             last_hb_frag: None,
             acknack_count: 0,

@@ -67,9 +67,9 @@ pub(crate) fn run_listeners() {
 }
 
 impl Events {
-    /// A sample was added to the reader's history.
-    pub(crate) fn data_arrived(self: &Arc<Self>) {
-        self.waiters.notify();
+    /// A sample was added to the reader's history: queues the data listener's call. The attached
+    /// wait sets are notified by `ReaderShared::wake`, once per datagram on the receive thread.
+    pub(crate) fn sample_added(self: &Arc<Self>) {
         if self.data_listener.is_set() {
             queue(self, Call::Data);
         }

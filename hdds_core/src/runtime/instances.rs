@@ -135,7 +135,18 @@ impl Participant {
     /// Creates a writer of a keyed topic: every sample names its instance by key hash
     /// ([`Writer::write_keyed`]), and instances can be disposed or unregistered.
     pub fn create_keyed_writer(&self, topic_name: &str, type_name: &str, qos: Qos) -> Result<Writer> {
-        self.new_writer(topic_name, type_name, qos, &EndpointOptions::default(), true)
+        self.create_keyed_writer_with(topic_name, type_name, qos, &EndpointOptions::default())
+    }
+
+    /// [`Participant::create_keyed_writer`] with endpoint options (USER_DATA, PARTITION).
+    pub fn create_keyed_writer_with(
+        &self,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        options: &EndpointOptions,
+    ) -> Result<Writer> {
+        self.new_writer(topic_name, type_name, qos, options, true)
     }
 
     /// Creates a reader of a keyed topic. KEEP_LAST applies per instance, and disposals and
@@ -149,7 +160,20 @@ impl Participant {
         qos: Qos,
         key_hash_of: Option<KeyHashFn>,
     ) -> Result<Reader> {
-        self.new_reader(topic_name, type_name, qos, &EndpointOptions::default(), Some(ReaderKeys::new(key_hash_of)))
+        self.create_keyed_reader_with(topic_name, type_name, qos, key_hash_of, &EndpointOptions::default())
+    }
+
+    /// [`Participant::create_keyed_reader`] with endpoint options (USER_DATA, PARTITION, ignoring
+    /// the participant's own writers).
+    pub fn create_keyed_reader_with(
+        &self,
+        topic_name: &str,
+        type_name: &str,
+        qos: Qos,
+        key_hash_of: Option<KeyHashFn>,
+        options: &EndpointOptions,
+    ) -> Result<Reader> {
+        self.new_reader(topic_name, type_name, qos, options, Some(ReaderKeys::new(key_hash_of)))
     }
 }
 
@@ -162,14 +186,16 @@ impl Writer {
     /// Publishes one serialized sample of the instance `key_hash` (see [`crate::cdr::key_hash`]
     /// for computing it); returns its sequence number. Fails on a keyless writer.
     pub fn write_keyed(&self, payload: &[u8], key_hash: KeyHash) -> Result<i64> {
+        self.write_keyed_with(payload, key_hash, &WriteOptions::default())
+    }
+
+    /// [`Writer::write_keyed`] with write options (source timestamp, related sample identity,
+    /// directed write), as [`Writer::write_with`].
+    pub fn write_keyed_with(&self, payload: &[u8], key_hash: KeyHash, options: &WriteOptions) -> Result<i64> {
         if !self.is_keyed() {
             return Err(not_keyed("write_keyed", self.guid()));
         }
-        self.write_change(
-            payload,
-            &WriteOptions::default(),
-            WriteChange { key_hash: Some(key_hash), status: StatusInfo::ALIVE },
-        )
+        self.write_change(payload, options, WriteChange { key_hash: Some(key_hash), status: StatusInfo::ALIVE })
     }
 
     /// Disposes the instance `key_hash`. `serialized_key` (encapsulation header, then the key

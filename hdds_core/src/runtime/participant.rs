@@ -68,6 +68,10 @@ pub struct EndpointOptions {
     /// Readers: no sample from a writer of the same participant (ros_discovery_info readers).
     /// Such writers are not matched at all, as DDS's ignore_participant does.
     pub ignore_local_participant: bool,
+    /// PARTITION (DDS's publisher/subscriber partition, per endpoint here): a writer and a reader
+    /// match only when they share a partition; empty is the default partition. Names may hold
+    /// `*` and `?` wildcards. Announced in SEDP (PID_PARTITION).
+    pub partition: Vec<String>,
 }
 
 #[derive(Clone)]

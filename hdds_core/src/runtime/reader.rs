@@ -31,7 +31,7 @@ use crate::discovery::MatchError;
 use crate::error::Result;
 use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
-use crate::time;
+use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
 use crate::wire::{EntityKind, Guid, Locator};
 
@@ -53,6 +53,7 @@ pub(crate) struct ReaderShared {
     pub(crate) qos: Qos,
     /// USER_DATA, announced in SEDP.
     pub(crate) user_data: Arc<[u8]>,
+    pub(crate) partition: Vec<String>,
     /// Not matched with the writers of its own participant.
     pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
@@ -84,6 +85,9 @@ struct ReaderState {
     /// The matched writers whose LIFESPAN is finite: a sample of theirs older (by its source
     /// timestamp) than the lifespan is dropped instead of taken. Empty in the common case.
     lifespans: Vec<(Guid, i64)>,
+    /// Threads in `wait_for_data`: a wake-up notifies the condition variable only when there is
+    /// one (a futex wake per sample would otherwise cost a system call per sample).
+    waiters: usize,
 }
 
 impl ReaderState {
@@ -127,8 +131,9 @@ impl Reader {
             type_name: type_name.to_owned(),
             qos,
             user_data: Arc::from(&options.user_data[..]),
+            partition: options.partition.clone(),
             ignore_local_participant: options.ignore_local_participant,
-            state: Mutex::new(ReaderState { queue: VecDeque::new(), lifespans: Vec::new() }),
+            state: Mutex::new(ReaderState { queue: VecDeque::new(), lifespans: Vec::new(), waiters: 0 }),
             keep_all_max: participant.keep_all_max_samples(),
             room: Condvar::new(),
             data_available: Condvar::new(),
@@ -212,7 +217,9 @@ impl Reader {
                 },
                 None => Duration::from_secs(3600),
             };
+            st.waiters += 1;
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st.waiters -= 1;
         }
         true
     }
@@ -369,6 +376,13 @@ impl ReaderShared {
             return;
         }
         sample.info.reception_timestamp = time::now();
+        self.push(sample);
+        self.wake();
+    }
+
+    /// Adds a sample to the history, queues the data listener's call and renews the deadline;
+    /// waiting threads and wait sets are left to [`Self::wake`].
+    fn push(&self, sample: Sample) {
         let mut st = self.lock();
         // A best-effort KEEP_ALL history is capped like a KEEP_LAST one: the oldest sample gives
         // way, counted as lost. Reliable ones are not: their writers wait instead (same process:
@@ -381,11 +395,20 @@ impl ReaderShared {
         if lost > 0 {
             self.events.update(SAMPLE_LOST, |s| s.add_total(i32::try_from(lost).unwrap_or(i32::MAX)));
         }
-        self.data_available.notify_all();
-        self.events.data_arrived();
+        self.events.sample_added();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
         }
+    }
+
+    /// Wakes the threads in `wait_for_data` and the attached wait sets, after samples were pushed.
+    /// The receive thread calls it once per datagram, not per sample.
+    pub(crate) fn wake(&self) {
+        // Read under the lock: a waiter counts itself under it before it sleeps.
+        if self.lock().waiters > 0 {
+            self.data_available.notify_all();
+        }
+        self.events.waiters.notify();
     }
 
     /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
@@ -400,19 +423,19 @@ impl ReaderShared {
         }
     }
 
-    /// A sample the RTPS machine released. Disposals and unregistrations (keyed topics of other
-    /// vendors) and empty payloads are not samples a keyless reader can hand out; a keyed reader
-    /// hands disposals and unregistrations out without data.
-    pub(crate) fn deliver_remote(&self, d: Delivery) {
+    /// A sample the RTPS machine released, received at `now` (wall clock); true when it was added
+    /// (the sample filter runs first, as in [`Self::deliver`]). Disposals and unregistrations
+    /// (keyed topics of other vendors) and empty payloads are not samples a keyless reader can hand
+    /// out; a keyed reader hands disposals and unregistrations out without data.
+    pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
         let key_hash = match &self.keys {
-            None if !status.is_alive() || d.payload.is_empty() => return,
+            None if !status.is_alive() || d.payload.is_empty() => return false,
             None => None,
-            Some(_) if status.is_alive() && d.payload.is_empty() => return,
+            Some(_) if status.is_alive() && d.payload.is_empty() => return false,
             Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
         };
-        let now = time::now();
-        self.deliver(Sample {
+        let sample = Sample {
             data: d.payload,
             info: SampleInfo {
                 source_timestamp: d.meta.source_timestamp.unwrap_or(now),
@@ -424,7 +447,12 @@ impl ReaderShared {
                 valid_data: status.is_alive(),
                 related_sample_identity: d.meta.related_sample_identity,
             },
-        });
+        };
+        if !self.passes_filter(&sample) {
+            return false;
+        }
+        self.push(sample);
+        true
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
@@ -474,18 +502,25 @@ impl ReaderShared {
         }
     }
 
-    /// One submessage from a matched remote writer; returns the machine's next deadline.
+    /// One submessage from a matched remote writer, received at `now` / `received` (wall clock);
+    /// returns the machine's next deadline. The samples it delivers wake nobody: `delivered`
+    /// comes back true, and the receive thread calls [`Self::wake`] once it has handled the whole
+    /// datagram (one wake-up for a datagram full of samples).
+    // The receive path's per-submessage context, passed as is rather than bundled for one caller.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn net_input(
         &self,
         now: Instant,
+        received: Timestamp,
         writer: Guid,
         input: ReaderInput<'_>,
         out: &mut Outbox,
+        delivered: &mut bool,
         over_limit: &AtomicU64,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
         let before = p.reassembly_over_limit();
-        p.input(now, writer, input, out, |d| self.deliver_remote(d));
+        p.input(now, writer, input, out, |d| *delivered |= self.deliver_remote(d, received));
         over_limit.fetch_add(p.reassembly_over_limit() - before, Ordering::Relaxed);
         let lost = p.take_lost();
         let next = p.next_deadline();

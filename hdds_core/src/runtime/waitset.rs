@@ -22,13 +22,21 @@
 //!   participant's reader thread and then this one (writers wake the waiting thread instead of the
 //!   reader thread while such a wait is registered; `transport/shm/doorbell.rs`). `signal` rings the same doorbell, so every
 //!   other wake-up still arrives; the check of `signalled` comes after reading the doorbell's
-//!   count, so a signal between the two makes the sleep return at once.
+//!   count, so a signal between the two makes the sleep return at once. A signal raised by the
+//!   waiting thread itself (its own drain delivered the sample) rings nothing: that thread looks
+//!   at `signalled` before it sleeps, and a ring would make it kick the reader thread on leaving
+//!   (one needless wake-up of another thread per sample).
+//! - Syscalls only for sleepers: `signal` notifies the condition variable only while a thread
+//!   sleeps on it (`cv_sleepers`, counted under the `signalled` mutex; std's notify always makes a
+//!   futex syscall).
 //!
 //! Lock order: an entity's state lock (if any), then its `Waiters` list, then a wait set's
 //! `signalled` mutex, then its doorbell slot. A wait set never holds its own mutex while it
 //! attaches or looks.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use super::condition::GuardCondition;
@@ -44,16 +52,25 @@ use super::writer::Writer;
 pub(crate) struct WaitCore {
     signalled: Mutex<bool>,
     cv: Condvar,
-    /// Set while a wait sleeps on a participant's doorbell (doorbell mode).
-    bell: Mutex<Option<Arc<ShmPort>>>,
+    /// Threads sleeping on `cv` (changed under the `signalled` mutex).
+    cv_sleepers: AtomicU32,
+    /// Set while a wait sleeps on a participant's doorbell (doorbell mode): the port, and the
+    /// waiting thread.
+    bell: Mutex<Option<(Arc<ShmPort>, ThreadId)>>,
 }
 
 impl WaitCore {
     fn signal(&self) {
         *lock(&self.signalled) = true;
-        self.cv.notify_one();
-        if let Some(port) = lock(&self.bell).as_ref() {
-            port.wake_drainers();
+        // The flag was raised under the mutex a sleeper holds while it counts itself in and looks
+        // at the flag: either it sees the flag, or we see it counted.
+        if self.cv_sleepers.load(Ordering::SeqCst) > 0 {
+            self.cv.notify_one();
+        }
+        if let Some((port, waiter)) = lock(&self.bell).as_ref() {
+            if *waiter != std::thread::current().id() {
+                port.wake_drainers();
+            }
         }
     }
 
@@ -94,7 +111,9 @@ impl WaitCore {
                 },
                 None => Duration::from_secs(3600),
             };
+            self.cv_sleepers.fetch_add(1, Ordering::SeqCst);
             s = self.cv.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
+            self.cv_sleepers.fetch_sub(1, Ordering::SeqCst);
         }
         true
     }
@@ -219,7 +238,7 @@ impl WaitSet {
             Target::ReaderData(r) => r.shm_port().cloned(),
             _ => None,
         });
-        *lock(&self.core.bell) = port.clone();
+        *lock(&self.core.bell) = port.clone().map(|p| (p, std::thread::current().id()));
         for i in 0..entries.len() {
             entries.target(i).waiters().attach(&self.core);
         }

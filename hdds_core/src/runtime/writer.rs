@@ -64,6 +64,7 @@ pub(crate) struct WriterShared {
     pub(crate) qos: Qos,
     /// USER_DATA, announced in SEDP.
     pub(crate) user_data: Arc<[u8]>,
+    pub(crate) partition: Vec<String>,
     state: Mutex<WriterState>,
     /// Signalled when remote readers acknowledge or go away: a blocked KEEP_ALL write, or a wait
     /// for acknowledgments, may go on.
@@ -101,10 +102,14 @@ impl Writer {
         let kind = if keyed { EntityKind::UserWriterWithKey } else { EntityKind::UserWriterNoKey };
         let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
-        let port = net.as_ref().map(|_| {
+        let port = net.as_ref().map(|net| {
             let mut cfg = WriterConfig::from_qos(guid, &qos, participant.keep_all_max_samples());
             cfg.heartbeat_period = super::net::IDLE_HEARTBEAT_PERIOD;
-            WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN)
+            let mut port = WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN);
+            if net.cfg.write_batching {
+                port.enable_batching();
+            }
+            port
         });
         let shm = net.as_ref().and_then(|n| n.shm.as_ref()).map(|p| p.new_writer(guid, &qos)).transpose()?;
         let shared = Arc::new(WriterShared {
@@ -113,6 +118,7 @@ impl Writer {
             type_name: type_name.to_owned(),
             qos,
             user_data: Arc::from(&options.user_data[..]),
+            partition: options.partition.clone(),
             state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
@@ -255,14 +261,24 @@ impl Writer {
             let depth = self.shared.qos.depth().unwrap_or(self.shared.keep_all_max);
             instances::admit(&mut st.history, keyed, Some(depth), sample);
         }
-        let next = st.net.as_ref().and_then(|p| p.rtps.next_deadline());
-        drop(st);
+        let next = st.net.as_ref().and_then(|p| p.next_deadline());
+        // A batching writer sends under its lock (see `send_if_batching`), others without it.
+        let batching = st.net.as_ref().is_some_and(WriterPort::batching);
+        let st = if batching {
+            Some(st)
+        } else {
+            drop(st);
+            None
+        };
         if let Some(net) = &self.net {
             if self.shared.qos.reliability == Reliability::BestEffort {
                 net.flush_paced(&mut out);
             } else {
                 net.flush(&mut out);
             }
+        }
+        drop(st);
+        if let Some(net) = &self.net {
             net.timer.schedule(next);
         }
         watchdog::schedule(lease_ends);
@@ -344,17 +360,18 @@ impl Writer {
             let Some(port) = st.net.as_mut() else {
                 return Err(Error::new(ErrorKind::AlreadyDeleted, "the writer has no network state"));
             };
-            let written = port.drive(out, |w, a| match only_for {
+            let written = match only_for {
                 // A same-process target is unknown to the machine: it only numbers the sample
-                // and tells the remote readers it is not for them.
-                Some(reader) => w.write_to(now, Arc::clone(data), meta, reader, a),
-                None => w.write(now, Arc::clone(data), meta, a),
-            });
+                // and tells the remote readers it is not for them. Directed writes are not batched.
+                Some(reader) => port.drive(out, |w, a| w.write_to(now, Arc::clone(data), meta, reader, a)),
+                None => port.write(now, Arc::clone(data), meta, out),
+            };
             match written {
                 Ok(sn) => return Ok((st, sn)),
                 Err(WriteBlocked) => {
                     // Send the HEARTBEAT the machine asked for, without the lock.
-                    let next = port.rtps.next_deadline();
+                    let next = port.next_deadline();
+                    send_if_batching(&st, net, out);
                     drop(st);
                     net.flush(out);
                     net.timer.schedule(next);
@@ -383,6 +400,21 @@ impl Writer {
                         .0;
                 }
             }
+        }
+    }
+
+    /// Sends what write batching ([`crate::NetworkConfig::write_batching`]) still holds back;
+    /// without batching there is nothing to send.
+    pub fn flush(&self) {
+        let mut out = Outbox::new();
+        let mut st = self.shared.lock();
+        let Some(port) = st.net.as_mut() else { return };
+        port.flush_batch(&mut out);
+        let next = port.next_deadline();
+        if let Some(net) = &self.net {
+            send_if_batching(&st, net, &mut out);
+            drop(st);
+            net.timer.schedule(next);
         }
     }
 
@@ -601,7 +633,7 @@ impl WriterShared {
         let p = st.net.as_mut()?;
         let new = !p.is_matched(r.guid);
         p.match_reader(now, r, addr, out);
-        let next = p.rtps.next_deadline();
+        let next = p.next_deadline();
         drop(st);
         if new {
             self.reader_matched(1);
@@ -622,24 +654,40 @@ impl WriterShared {
     /// Runs `f` (an ACKNACK, a NACK_FRAG) on the machine; returns its next deadline.
     pub(crate) fn net_drive(
         &self,
+        net: &Network,
         out: &mut Outbox,
         f: impl FnOnce(&mut StatefulWriter, &mut Vec<WriterAction>),
     ) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
         p.drive(out, f);
-        let next = p.rtps.next_deadline();
+        let next = p.next_deadline();
+        send_if_batching(&st, net, out);
         drop(st);
         self.acked.notify_all();
         next
     }
 
-    pub(crate) fn net_on_timer(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+    pub(crate) fn net_on_timer(&self, net: &Network, now: Instant, out: &mut Outbox) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
-        if p.rtps.next_deadline().is_some_and(|t| t <= now) {
-            p.drive(out, |w, a| w.on_timer(now, a));
+        if p.next_deadline().is_some_and(|t| t <= now) {
+            if p.batching() {
+                let mut mine = Outbox::new();
+                p.drive(&mut mine, |w, a| w.on_timer(now, a));
+                send_if_batching(&st, net, &mut mine);
+            } else {
+                p.drive(out, |w, a| w.on_timer(now, a));
+            }
         }
-        p.rtps.next_deadline()
+        st.net.as_ref()?.next_deadline()
+    }
+}
+
+/// Sends `out` now, under the writer's lock `st`, if the writer batches its writes (see
+/// [`WriterPort::batching`]); otherwise leaves it for the caller to send once the lock is released.
+fn send_if_batching(st: &WriterState, net: &Network, out: &mut Outbox) {
+    if st.net.as_ref().is_some_and(WriterPort::batching) {
+        net.flush(out);
     }
 }

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use crate::discovery::matching::partitions_match;
 use crate::discovery::MatchError;
 use crate::qos::Qos;
 use crate::runtime::reader::ReaderShared;
@@ -47,6 +48,7 @@ fn matches(w: &WriterShared, r: &ReaderShared) -> bool {
     if w.type_name != r.type_name
         || w.guid.entity_id.is_keyed() != r.guid.entity_id.is_keyed()
         || (r.ignore_local_participant && w.guid.prefix == r.guid.prefix)
+        || !partitions_match(&w.partition, &r.partition)
     {
         return false;
     }

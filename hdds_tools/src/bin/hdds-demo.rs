@@ -14,14 +14,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use hdds_core::qos::{History, Reliability};
-use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos, Reader, Writer};
-use hdds_tools::{us, Args, LatencyStats};
+use hdds_core::{Participant, ParticipantConfig, Qos, Reader, Writer};
+use hdds_tools::{us, Args, LatencyStats, NetOpts};
 
 const HELP: &str = "\
 hdds-demo: publish samples and receive them through the hdds engine (no ROS needed)
 
-usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--domain ID] [--best-effort]
-                 [--timeout SECS] [--topic NAME] [--type NAME] [--tag NAME] [--threads]
+usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--best-effort]
+                 [--timeout SECS] [--topic NAME] [--type NAME] [--threads] [network options]
   pub            publish only (another process runs `sub`), over UDP on loopback
   sub            subscribe only, print what arrives and a summary line
   (no mode)      run `sub` and `pub` as two child processes of this program
@@ -29,38 +29,34 @@ usage: hdds-demo [pub|sub] [--count N] [--size BYTES] [--rate HZ] [--domain ID] 
   --count N      samples to publish (default 200000)
   --size BYTES   payload size, at least 8 (default 64)
   --rate HZ      publish at this rate; 0 = as fast as possible (default 0)
-  --domain ID    DDS domain id, 0..232 (default: ROS_DOMAIN_ID or 0)
   --best-effort  best-effort instead of reliable
   --topic NAME   topic name (default demo/chatter)
   --type NAME    type name (default hdds::demo::Sample_); with --topic, talks to other DDS
                  programs, e.g. Cyclone's `ddsperf -T OU` (topic DDSPerfRDataOU, type OneULong)
-  --tag NAME     DDS domain tag: only participants with the same tag meet (default none)
   --timeout S    pub: wait this long for a subscriber and for its acknowledgments;
-                 sub: give up after this long without a sample (default 10)";
+                 sub: give up after this long without a sample (default 10)
+network options:";
 
 struct Opts {
-    tag: String,
+    net: NetOpts,
     topic: String,
     type_name: String,
     count: u64,
     size: usize,
     rate: f64,
-    domain_id: u32,
     reliability: Reliability,
     timeout: Duration,
 }
 
 impl Opts {
     fn parse(args: &Args) -> Opts {
-        let env_domain = std::env::var("ROS_DOMAIN_ID").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
         let o = Opts {
-            tag: args.value("tag", String::new()),
+            net: NetOpts::parse(args),
             topic: args.value("topic", "demo/chatter".to_string()),
             type_name: args.value("type", "hdds::demo::Sample_".to_string()),
             count: args.value("count", 200_000),
             size: args.value("size", 64),
             rate: args.value("rate", 0.0),
-            domain_id: args.value("domain", env_domain),
             reliability: if args.flag("best-effort") { Reliability::BestEffort } else { Reliability::Reliable },
             timeout: Duration::from_secs_f64(args.value("timeout", 10.0)),
         };
@@ -75,9 +71,7 @@ impl Opts {
     }
 
     fn network_participant(&self) -> Participant {
-        let net = NetworkConfig { domain_tag: self.tag.clone(), ..NetworkConfig::localhost() };
-        Participant::with_network(ParticipantConfig { domain_id: self.domain_id, ..Default::default() }, net)
-            .unwrap_or_else(|e| hdds_tools::usage_error(&e.to_string()))
+        self.net.participant()
     }
 }
 
@@ -86,7 +80,7 @@ fn main() -> ExitCode {
     let mode = all.first().filter(|m| !m.starts_with("--")).cloned();
     let args = Args::new(all.iter().skip(usize::from(mode.is_some())).cloned().collect());
     if args.flag("help") {
-        println!("{HELP}");
+        println!("{HELP}\n{}", hdds_tools::net::NET_HELP);
         return ExitCode::SUCCESS;
     }
     let opts = Opts::parse(&args);
@@ -160,7 +154,7 @@ fn publisher(o: &Opts) -> ExitCode {
     println!(
         "[pub] participant {} in domain {}, writer {}: waiting up to {:?} for a subscriber",
         participant.guid(),
-        o.domain_id,
+        o.net.domain_id,
         writer.guid(),
         o.timeout
     );
@@ -262,7 +256,7 @@ fn summary(tag: &str, r: &Received, count: u64, size: usize) -> bool {
 fn subscriber(o: &Opts) -> ExitCode {
     let participant = o.network_participant();
     let reader = participant.create_reader(&o.topic, &o.type_name, o.qos()).expect("reader");
-    println!("[sub] participant {} in domain {}, reader {}", participant.guid(), o.domain_id, reader.guid());
+    println!("[sub] participant {} in domain {}, reader {}", participant.guid(), o.net.domain_id, reader.guid());
     let r = receive(&reader, "[sub] ", o.count, o.timeout, || false);
     if summary("[sub] ", &r, o.count, o.size) {
         ExitCode::SUCCESS
@@ -273,7 +267,7 @@ fn subscriber(o: &Opts) -> ExitCode {
 
 /// Both sides in this process, through the same-process path.
 fn threads(o: &Opts) -> ExitCode {
-    let participant = match Participant::new(ParticipantConfig { domain_id: o.domain_id, ..Default::default() }) {
+    let participant = match Participant::new(ParticipantConfig { domain_id: o.net.domain_id, ..Default::default() }) {
         Ok(p) => p,
         Err(e) => hdds_tools::usage_error(&e.to_string()),
     };
@@ -283,7 +277,7 @@ fn threads(o: &Opts) -> ExitCode {
         "hdds-demo {}: participant {} in domain {}; writer {} matched {} reader(s) in this process",
         env!("CARGO_PKG_VERSION"),
         participant.guid(),
-        o.domain_id,
+        o.net.domain_id,
         writer.guid(),
         writer.matched_reader_count()
     );

@@ -6,14 +6,32 @@
 //! caller flushes the outbox once the lock is released.
 
 use std::net::SocketAddr;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::send::{Out, Outbox};
+use super::send::{Out, Outbox, MAX_MESSAGE};
 use crate::rtps::{
     BestEffortReader, Delivery, Dest, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, MatchedReader, ReaderAction,
-    SampleMeta, StatefulReader, StatefulWriter, WriterAction,
+    SampleMeta, StatefulReader, StatefulWriter, WriteBlocked, WriterAction,
 };
 use crate::wire::{EntityId, Guid, GuidPrefix};
+
+/// How long a batched write may wait for more writes to share its message (see [`Batch`]).
+pub(crate) const BATCH_DELAY: Duration = Duration::from_millis(1);
+
+/// Writes held back to go out together (write batching, as Cyclone's `dds_write_set_batch`):
+/// small samples written in a burst then share datagrams instead of costing one each. What a write
+/// produces waits here until the next one would overflow a message, until the port does anything
+/// else (an ACKNACK, a timer: so nothing overtakes the batch), until [`BATCH_DELAY`] has passed
+/// (the port's deadline), or until the writer is flushed.
+#[derive(Debug, Default)]
+struct Batch {
+    items: Outbox,
+    /// Upper bound of the encoded size of `items`, per destination address.
+    bytes: usize,
+    /// When the oldest item was batched.
+    since: Option<Instant>,
+}
 
 /// A writer's state machine and its matched remote readers.
 #[derive(Debug)]
@@ -27,11 +45,81 @@ pub(crate) struct WriterPort {
     addrs: Vec<SocketAddr>,
     /// Actions of the machine, reused.
     actions: Vec<WriterAction>,
+    /// Write batching, when on.
+    batch: Option<Batch>,
 }
 
 impl WriterPort {
     pub(crate) fn new(rtps: StatefulWriter, all_reader_id: EntityId) -> Self {
-        WriterPort { rtps, all_reader_id, readers: Vec::new(), addrs: Vec::new(), actions: Vec::new() }
+        WriterPort { rtps, all_reader_id, readers: Vec::new(), addrs: Vec::new(), actions: Vec::new(), batch: None }
+    }
+
+    /// Turns write batching on (see [`Batch`]); it stays on.
+    pub(crate) fn enable_batching(&mut self) {
+        self.batch.get_or_insert_with(Batch::default);
+    }
+
+    /// Whether write batching is on. A batching port's datagrams are sent while the writer's lock
+    /// is held: the writing thread, the timer and the receive thread all flush batches, and a
+    /// batch sent after the lock is released could overtake an earlier one (a best-effort reader
+    /// drops what arrives after a newer sample).
+    pub(crate) fn batching(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    /// When the port needs the timer: the machine's deadline, or a batch's.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        let batch = self.batch.as_ref().and_then(|b| b.since).map(|t| t + BATCH_DELAY);
+        match (self.rtps.next_deadline(), batch) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Moves what is batched into `out`, to be sent.
+    pub(crate) fn flush_batch(&mut self, out: &mut Outbox) {
+        if let Some(b) = &mut self.batch {
+            out.items.append(&mut b.items.items);
+            b.bytes = 0;
+            b.since = None;
+        }
+    }
+
+    /// Writes one sample: like `drive` with the machine's write, except that with batching on
+    /// what the write produces joins the batch, which moves into `out` only once full. A blocked
+    /// write flushes the batch: the readers must see everything before they can acknowledge it.
+    pub(crate) fn write(
+        &mut self,
+        now: Instant,
+        payload: Arc<[u8]>,
+        meta: SampleMeta,
+        out: &mut Outbox,
+    ) -> Result<i64, WriteBlocked> {
+        if self.batch.is_none() {
+            return self.drive(out, |w, a| w.write(now, payload, meta, a));
+        }
+        let mut actions = std::mem::take(&mut self.actions);
+        let r = self.rtps.write(now, payload, meta, &mut actions);
+        let mut routed = Outbox::new();
+        self.route(&mut actions, &mut routed);
+        self.actions = actions;
+        let per_addr = self.addrs.len().max(1);
+        let Some(b) = &mut self.batch else { unreachable!("checked above") };
+        for (to, o) in routed.items {
+            let size = o.size_bound();
+            if b.bytes + size.div_ceil(per_addr) > MAX_MESSAGE && !b.items.is_empty() {
+                out.items.append(&mut b.items.items);
+                b.bytes = 0;
+                b.since = None;
+            }
+            b.bytes += size.div_ceil(per_addr);
+            b.since.get_or_insert(now);
+            b.items.push(to, o);
+        }
+        if r.is_err() {
+            self.flush_batch(out);
+        }
+        r
     }
 
     pub(crate) fn matched_count(&self) -> usize {
@@ -68,12 +156,14 @@ impl WriterPort {
         true
     }
 
-    /// Runs `f` on the machine with the port's action buffer, then routes what it produced.
+    /// Runs `f` on the machine with the port's action buffer, then routes what it produced, after
+    /// what was batched (nothing overtakes a batched write).
     pub(crate) fn drive<R>(
         &mut self,
         out: &mut Outbox,
         f: impl FnOnce(&mut StatefulWriter, &mut Vec<WriterAction>) -> R,
     ) -> R {
+        self.flush_batch(out);
         let mut actions = std::mem::take(&mut self.actions);
         let r = f(&mut self.rtps, &mut actions);
         self.route(&mut actions, out);

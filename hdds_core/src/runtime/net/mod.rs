@@ -118,6 +118,9 @@ pub struct NetStats {
     pub shm_attach_failures: u64,
     /// Segments of dead processes removed.
     pub shm_segments_reclaimed: u64,
+    /// Times the participant's shared-memory reader thread woke up (a ring while no application
+    /// thread waited, a kick, or its 100 ms timeout): samples for a waiting thread should not.
+    pub shm_reader_thread_wakeups: u64,
 }
 
 #[derive(Default)]
@@ -361,6 +364,7 @@ impl Network {
             shm_samples_lost: s(|c| &c.samples_lost),
             shm_attach_failures: s(|c| &c.attach_failures),
             shm_segments_reclaimed: s(|c| &c.segments_reclaimed),
+            shm_reader_thread_wakeups: s(|c| &c.reader_thread_wakeups),
         }
     }
 
@@ -467,7 +471,7 @@ impl Network {
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
         let writers: Vec<_> = read(&self.writers).values().cloned().collect();
         for w in writers {
-            next = min_deadline(next, w.net_on_timer(now, &mut out));
+            next = min_deadline(next, w.net_on_timer(self, now, &mut out));
         }
         let readers: Vec<_> = read(&self.readers).values().cloned().collect();
         for r in readers {

@@ -18,17 +18,26 @@ use super::send::Outbox;
 use super::{bump, lock, read, Network};
 use crate::discovery::inline_qos::InlineQos;
 use crate::rtps::{self, Delivery, FragmentHeader, SampleIdentity, SampleMeta};
+use crate::runtime::reader::ReaderShared;
+use crate::time::Timestamp;
 use crate::wire::parameter::ParameterList;
 use crate::wire::pid;
 use crate::wire::submessage::Submessage;
 use crate::wire::vendor::VENDOR_ID_FASTDDS;
 use crate::wire::{EntityId, Guid, GuidPrefix, Header, Message, ReceiverState};
 
-/// The receive thread's reusable buffers.
+/// The receive thread's reusable buffers, and what it learns while handling one datagram.
 #[derive(Default)]
 pub(crate) struct Context {
     out: Outbox,
     deliveries: Vec<Delivery>,
+    /// When the datagram arrived (wall clock): the reception timestamp of its samples.
+    received: Timestamp,
+    /// The local readers of the writer the datagram's last submessage came from: a datagram
+    /// usually holds many from one writer, and this saves a route lookup for each.
+    route: Option<(Guid, Vec<Arc<ReaderShared>>)>,
+    /// Readers that got samples: their waiters are woken once the datagram is done.
+    to_wake: Vec<Arc<ReaderShared>>,
 }
 
 /// What travels with a payload, from the inline QoS and the receiver state.
@@ -62,6 +71,9 @@ impl Network {
             return bump(&self.counters.own_datagrams);
         }
         let now = Instant::now();
+        ctx.received = crate::time::now();
+        // Routes may change between datagrams (matching runs on other threads), not within one.
+        ctx.route = None;
         self.heard_from(msg.header.guid_prefix, now);
         for r in msg.receive() {
             let r = match r {
@@ -143,6 +155,9 @@ impl Network {
                 | Submessage::InfoReply(_) => {}
             }
         }
+        for r in ctx.to_wake.drain(..) {
+            r.wake();
+        }
         self.flush(&mut ctx.out);
         // Listener calls queued by deliveries and discovery, now that no lock is held.
         crate::runtime::events::run_listeners();
@@ -175,21 +190,29 @@ impl Network {
                 p.next_deadline()
             };
             self.timer.schedule(next);
-            // Processed once the port's lock is released: discovery takes its own locks.
+            // Processed once the port's lock is released: discovery takes its own locks. It may
+            // change routes: the cached one is dropped.
+            ctx.route = None;
             for d in std::mem::take(&mut ctx.deliveries) {
                 self.on_builtin_delivery(kind, d, now, &mut ctx.out);
             }
             return;
         }
-        let routes = read(&self.routes);
-        let Some(readers) = routes.get(&writer) else {
-            return bump(&self.counters.unroutable_submessages);
-        };
+        if ctx.route.as_ref().map_or(true, |(w, _)| *w != writer) {
+            let readers = read(&self.routes).get(&writer).cloned().unwrap_or_default();
+            ctx.route = Some((writer, readers));
+        }
+        let Some((_, readers)) = &ctx.route else { unreachable!("set above") };
         let mut any = false;
         for r in readers.iter().filter(|r| reader_id == EntityId::UNKNOWN || r.guid.entity_id == reader_id) {
             any = true;
-            let next = r.net_input(now, writer, input, &mut ctx.out, &self.counters.fragments_over_limit);
+            let mut delivered = false;
+            let over = &self.counters.fragments_over_limit;
+            let next = r.net_input(now, ctx.received, writer, input, &mut ctx.out, &mut delivered, over);
             self.timer.schedule(next);
+            if delivered && !ctx.to_wake.iter().any(|x| Arc::ptr_eq(x, r)) {
+                ctx.to_wake.push(Arc::clone(r));
+            }
         }
         if !any {
             bump(&self.counters.unroutable_submessages);
@@ -218,7 +241,7 @@ impl Network {
         let Some(w) = read(&self.writers).get(&writer_id).map(Arc::clone) else {
             return bump(&self.counters.unroutable_submessages);
         };
-        let next = w.net_drive(out, f);
+        let next = w.net_drive(self, out, f);
         self.timer.schedule(next);
     }
 }

@@ -291,6 +291,7 @@ impl Network {
         let mut data = DiscoveredWriterData::new(w.guid, &w.topic.name, &w.type_name, &w.qos);
         data.unicast_locators = self.default_locators.clone();
         data.qos.user_data = w.user_data.to_vec();
+        data.qos.partition = w.partition.clone();
         match data.encode() {
             Ok(payload) => self.sedp_write(BuiltinTopic::Publication, payload.into(), SampleMeta::default(), &mut out),
             Err(_) => bump(&self.counters.malformed_discovery),
@@ -319,6 +320,7 @@ impl Network {
         let mut data = DiscoveredReaderData::new(r.guid, &r.topic.name, &r.type_name, &r.qos);
         data.unicast_locators = self.default_locators.clone();
         data.qos.user_data = r.user_data.to_vec();
+        data.qos.partition = r.partition.clone();
         match data.encode() {
             Ok(payload) => self.sedp_write(BuiltinTopic::Subscription, payload.into(), SampleMeta::default(), &mut out),
             Err(_) => bump(&self.counters.malformed_discovery),

@@ -63,7 +63,7 @@ impl Out {
     }
 
     /// An upper bound of the encoded size, INFO_DST and INFO_TS included.
-    fn size_bound(&self) -> usize {
+    pub(crate) fn size_bound(&self) -> usize {
         const INFO: usize = 16 + 12;
         // KEY_HASH 20, STATUS_INFO 8, two RELATED_SAMPLE_IDENTITY 28 each, sentinel 4.
         let inline = |m: &SampleMeta| if has_inline_qos(m) { 88 } else { 0 };

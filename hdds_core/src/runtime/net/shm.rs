@@ -109,6 +109,7 @@ impl ShmPort {
             run_listeners();
             // Sleeps while an application thread drains (doorbell mode), or until the next ring.
             self.doorbell.reader_wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
+            bump(&self.counters.reader_thread_wakeups, 1);
         }
     }
 
@@ -165,8 +166,12 @@ impl ShmPort {
                     break;
                 }
                 let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
-                s.reader.deliver_remote(delivery(s.writer, desc, data));
+                s.reader.deliver_remote(delivery(s.writer, desc, data), crate::time::now());
                 read += 1;
+            }
+            if read > 0 {
+                // Once for everything this ring held, as the receive thread does per datagram.
+                s.reader.wake();
             }
             bump(&self.counters.samples_read, read);
             if cur.lost > 0 {

@@ -47,16 +47,20 @@ pub(crate) struct Doorbell {
     seg: Segment,
 }
 
-/// Spins while `word == seen`, for at most `spin`; true if it moved.
-fn spin_on(word: &AtomicU32, seen: u32, spin: Duration) -> bool {
+/// Spins while `word == seen` and `give_up()` is false, for at most `spin`; true if the word moved.
+fn spin_on(word: &AtomicU32, seen: u32, give_up: impl Fn() -> bool, spin: Duration) -> bool {
+    let moved = || word.load(Ordering::Acquire) != seen;
     if spin.is_zero() {
-        return word.load(Ordering::Acquire) != seen;
+        return moved();
     }
     let start = Instant::now();
     let mut i = 0u32;
     loop {
-        if word.load(Ordering::Acquire) != seen {
+        if moved() {
             return true;
+        }
+        if give_up() {
+            return false;
         }
         std::hint::spin_loop();
         i = i.wrapping_add(1);
@@ -131,7 +135,7 @@ impl Doorbell {
     /// (`Duration::MAX`: busy polling), then sleeping for up to `timeout`. True if it rang.
     pub(crate) fn wait(&self, seen: u32, spin: Duration, timeout: Duration) -> bool {
         let b = self.bell();
-        if spin_on(&b.bell, seen, spin) {
+        if spin_on(&b.bell, seen, || false, spin.min(timeout)) {
             return true;
         }
         b.sleepers.fetch_add(1, Ordering::SeqCst);
@@ -147,11 +151,19 @@ impl Doorbell {
     /// up to `timeout`.
     pub(crate) fn reader_wait(&self, seen: u32, spin: Duration, timeout: Duration) {
         let b = self.bell();
-        if b.drainers.load(Ordering::SeqCst) == 0 && spin_on(&b.bell, seen, spin) {
+        // A kick (the port stopping) ends the spin; so does a drainer arriving (it will drain,
+        // and two pollers per process would share a core on a small machine).
+        let kicked = b.reader.load(Ordering::SeqCst);
+        let give_up = || b.reader.load(Ordering::Relaxed) != kicked || b.drainers.load(Ordering::Relaxed) != 0;
+        if b.drainers.load(Ordering::SeqCst) == 0 && spin_on(&b.bell, seen, give_up, spin) {
             return;
         }
         b.reader_sleeping.store(1, Ordering::SeqCst);
         let k = b.reader.load(Ordering::SeqCst);
+        if k != kicked {
+            b.reader_sleeping.store(0, Ordering::SeqCst);
+            return;
+        }
         if b.drainers.load(Ordering::SeqCst) > 0 || b.bell.load(Ordering::SeqCst) == seen {
             futex::wait(&b.reader, k, Some(timeout));
         }
@@ -244,6 +256,35 @@ mod tests {
         // Nobody rings: a drainer's wait ends at its timeout.
         let seen = owned.current();
         assert!(!owned.wait(seen, Duration::from_micros(2), Duration::from_millis(10)));
+        owned.unlink();
+    }
+
+    #[test]
+    fn busy_polling_waits_end_at_a_kick_a_drainer_or_the_timeout() {
+        let (owned, _remote) = pair();
+        // A reader thread polling without bound stops for a kick (how the port stops it) ...
+        let o = Arc::clone(&owned);
+        let seen = owned.current();
+        let t = std::thread::spawn(move || {
+            let start = Instant::now();
+            o.reader_wait(seen, Duration::MAX, Duration::from_secs(5));
+            start.elapsed()
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        owned.kick_reader();
+        assert!(t.join().unwrap() < Duration::from_secs(4), "the kick ended the spin");
+        // ... and hands over to a drainer arriving (it then sleeps until kicked).
+        let o = Arc::clone(&owned);
+        let seen = owned.current();
+        let t = std::thread::spawn(move || o.reader_wait(seen, Duration::MAX, Duration::from_millis(50)));
+        std::thread::sleep(Duration::from_millis(20));
+        owned.enter_drainer();
+        t.join().unwrap();
+        owned.leave_drainer(owned.current());
+        // A drainer never polls past its timeout.
+        let start = Instant::now();
+        assert!(!owned.wait(owned.current(), Duration::MAX, Duration::from_millis(20)));
+        assert!(start.elapsed() < Duration::from_secs(4));
         owned.unlink();
     }
 }

@@ -75,9 +75,13 @@ pub struct SharedMemoryConfig {
     /// polling, one core per waiting thread). A few microseconds help when samples follow each
     /// other closely and cores are idle; on a loaded 2-core VM every microsecond of spin cost
     /// about two of latency in a ping-pong (measured with examples/shm_pingpong), so the default
-    /// does not spin.
+    /// does not spin. [`SharedMemoryConfig::busy_polling`] is the opt-in polling setting. A wait
+    /// with a timeout never spins past it.
     pub spin: Duration,
 }
+
+/// How long a busy-polling reader ([`SharedMemoryConfig::busy_polling`]) polls before it sleeps.
+pub const BUSY_POLL_SPIN: Duration = Duration::from_millis(10);
 
 impl Default for SharedMemoryConfig {
     fn default() -> Self {
@@ -89,6 +93,14 @@ impl SharedMemoryConfig {
     /// Shared memory off: same-host peers are reached over UDP.
     pub fn disabled() -> Self {
         SharedMemoryConfig { enabled: false, ..Self::default() }
+    }
+
+    /// Busy-polling readers (opt-in): waiting threads poll the doorbell for up to
+    /// [`BUSY_POLL_SPIN`] (10 ms) before sleeping, so a reader fed at 100 Hz or faster never
+    /// sleeps and never pays a wake-up, at the price of a core per waiting thread while samples
+    /// flow; an idle reader goes back to sleeping after 10 ms. Bounded, unlike `Duration::MAX`.
+    pub fn busy_polling() -> Self {
+        SharedMemoryConfig { spin: BUSY_POLL_SPIN, ..Self::default() }
     }
 }
 

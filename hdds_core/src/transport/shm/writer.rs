@@ -26,6 +26,7 @@ pub(crate) struct Counters {
     pub(crate) samples_lost: AtomicU64,
     pub(crate) attach_failures: AtomicU64,
     pub(crate) segments_reclaimed: AtomicU64,
+    pub(crate) reader_thread_wakeups: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64, n: u64) {

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Same-host benchmark of issue 4, side by side in one go: intra-process, shared memory (sleeping
+and busy-polling readers), loans, Cyclone DDS over UDP loopback (ddsperf), and our floors.
+
+    python3 bench/same_host.py [--repeats 3] [--quick] [--no-build] [--out results/same_host]
+
+Every configuration runs once per repeat, the repeats interleaved (repeat 1 of everything, then
+repeat 2, ... each repeat in a rotated order), so that the machine's load drifts over all of them
+alike. Reported: the median over the repeats of each run's median one-way latency, of its p99,
+and of its CPU per message. Writes OUT.json (every run) and OUT.md (tables, ratios against the
+issue's targets, the command, the machine and its load).
+
+Latency is one-way: ping-pong round trips halved, except for loans (the reader reads
+CLOCK_MONOTONIC as soon as it holds the sample, against the stamp the writer put in it just
+before publishing). ddsperf's ping already prints (now - ping's source timestamp) / 2, i.e. the
+round trip halved (cyclonedds src/tools/ddsperf/ddsperf.c, update_roundtrip): reported as is.
+
+CPU per message: our binaries take getrusage(RUSAGE_SELF) of both processes around the measured
+loop (every thread) and divide by the messages (two per round trip). ddsperf: getrusage of the
+reaped children (both processes, their whole life, start-up and discovery included) divided by
+twice the round trips it reported: an overestimate for Cyclone of a few percent.
+
+The Rust half is hdds_tools/src/bin/hdds-samehost-bench.rs (it says what each mode measures).
+Loopback only: our participants use a domain tag of their own, ddsperf the loopback-only Cyclone
+config of test/interop/config.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KIB, MIB = 1024, 1024 * 1024
+SIZES = [64, 4 * KIB, MIB, 4 * MIB]
+CYCLONE_URI = "file://" + os.path.join(ROOT, "test/interop/config/cyclonedds_loopback.xml")
+CYCLONE_DOMAIN = 87
+
+
+def count_for(size, quick):
+    n = 3000 if size <= 4 * KIB else (300 if size <= MIB else 150)
+    return max(50, n // 5) if quick else n
+
+
+def configs(quick):
+    """(name, kind, size, args): every run of one repeat."""
+    c = [
+        ("intra", "hdds", 64, ["intra", "--size", "64", "--count", str(10 * count_for(64, quick))]),
+        ("intra-floor", "hdds", 64, ["intra-floor", "--size", "64", "--count", str(10 * count_for(64, quick))]),
+        ("intra-floor-condvar", "hdds", 64, ["intra-floor-condvar", "--size", "64", "--count", str(10 * count_for(64, quick))]),
+        ("intra-same-thread", "hdds", 64, ["intra-same-thread", "--size", "64", "--count", "20000"]),
+        ("floor-futex", "hdds", 0, ["floor-futex", "--count", str(count_for(64, quick))]),
+        ("floor-cacheline", "hdds", 0, ["floor-cacheline", "--count", str(5 * count_for(64, quick))]),
+    ]
+    for s in SIZES:
+        n = str(count_for(s, quick))
+        c.append((f"shm-sleep-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n]))
+        c.append((f"shm-busy-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--busy"]))
+        c.append((f"floor-futex-copy-{s}", "hdds", s, ["floor-futex-copy", "--size", str(s), "--count", n]))
+        c.append((f"cyclone-udp-{s}", "ddsperf", s, []))
+    for s in (64, 4 * MIB):
+        c.append((f"loan-{s}", "hdds", s, ["loan", "--size", str(s), "--count", str(count_for(s, quick))]))
+    return c
+
+
+def run_hdds(binary, args):
+    out = subprocess.run([binary] + args, capture_output=True, text=True, timeout=180)
+    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+    if out.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()[-500:]}")
+    return json.loads(lines[-1])
+
+
+LINE = re.compile(r"size (\d+) mean [\d.]+us min [\d.]+us 50% ([\d.]+)us 90% [\d.]+us 99% ([\d.]+)us .* cnt (\d+)")
+
+
+def run_ddsperf(size, quick):
+    """One ddsperf ping/pong run (waitset triggering on both sides, reliable, KEEP_LAST 1)."""
+    secs = 3 if quick else (4 if size <= MIB else 6)
+    env = dict(os.environ, CYCLONEDDS_URI=CYCLONE_URI)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    pong = subprocess.Popen(["ddsperf", "-i", str(CYCLONE_DOMAIN), "-D", str(secs + 3), "pong", "waitset"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    ping = subprocess.run(["ddsperf", "-i", str(CYCLONE_DOMAIN), "-D", str(secs), "ping", "size", str(size), "waitset"],
+                          env=env, capture_output=True, text=True, timeout=secs + 30)
+    pong.terminate()
+    pong.wait(timeout=30)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    rows = [(float(m.group(2)), float(m.group(3)), int(m.group(4))) for m in LINE.finditer(ping.stdout)]
+    if len(rows) < 2:
+        raise RuntimeError(f"ddsperf size {size}: no round trips reported:\n{ping.stdout[-500:]}{ping.stderr[-300:]}")
+    measured = rows[1:]  # the first second holds discovery and warm-up
+    trips = sum(r[2] for r in rows)
+    return {
+        "mode": "cyclone-udp", "size": size, "n": sum(r[2] for r in measured),
+        "p50_us": statistics.median(r[0] for r in measured),
+        "p99_us": statistics.median(r[1] for r in measured),
+        "cpu_us_per_msg": cpu * 1e6 / max(1, 2 * trips),
+        "per_second": rows,
+    }
+
+
+def load():
+    return open("/proc/loadavg").read().split()[:3]
+
+
+def machine():
+    model = ""
+    for l in open("/proc/cpuinfo"):
+        if l.startswith("model name"):
+            model = l.split(":", 1)[1].strip()
+            break
+    return {"cpu": model, "cores": os.cpu_count(), "kernel": platform.release(),
+            "uptime_start": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+
+
+def med(runs, key):
+    v = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(v) if v else float("nan")
+
+
+def fmt(x):
+    if x != x:
+        return "n/a"
+    return f"{x:.2f}" if x < 100 else f"{x:.0f}"
+
+
+def human(s):
+    return f"{s // MIB} MiB" if s >= MIB else (f"{s // KIB} KiB" if s >= KIB else f"{s} B")
+
+
+def targets(agg):
+    """(what, ratio, limit) of every target of issue 4 that this benchmark measures."""
+    p = lambda name: agg[name]["p50_us"] if name in agg else float("nan")
+    t = [("intra-process across threads / its floor (crossbeam + timestamp + mutex)", p("intra") / p("intra-floor"), 1.5),
+         ("shm sleeping 64 B / futex wake-up floor", p("shm-sleep-64") / p("floor-futex"), 1.3)]
+    for s in SIZES:
+        t.append((f"shm sleeping {human(s)} / Cyclone UDP {human(s)}", p(f"shm-sleep-{s}") / p(f"cyclone-udp-{s}"),
+                  0.2 if s == 4 * MIB else 0.5))
+    for s in SIZES:
+        t.append((f"shm sleeping {human(s)} / futex + two copies floor", p(f"shm-sleep-{s}") / p(f"floor-futex-copy-{s}"), 1.3))
+    t.append(("loan 4 MiB / loan 64 B", p(f"loan-{4 * MIB}") / p("loan-64"), 1.3))
+    t.append(("shm busy-polling 64 B / cache-line floor", p("shm-busy-64") / p("floor-cacheline"), 2.0))
+    return t
+
+
+def information(agg):
+    """Ratios the issue sets no target for, shown beside the targets."""
+    p = lambda name: agg[name]["p50_us"] if name in agg else float("nan")
+    return [("intra-process across threads / std mutex + condvar hand-off", p("intra") / p("intra-floor-condvar")),
+            ("loan 64 B / shm sleeping 64 B by copy", p("loan-64") / p("shm-sleep-64")),
+            ("loan 4 MiB / shm sleeping 4 MiB by copy", p(f"loan-{4 * MIB}") / p(f"shm-sleep-{4 * MIB}"))]
+
+
+def write_md(path, doc):
+    agg = doc["aggregate"]
+    L = ["# Same-host latency: intra-process, shared memory, loans, vs Cyclone DDS and our floors", "",
+         f"Command: `{doc['command']}`  ", f"Date: {doc['date']}  ",
+         f"Machine: {doc['machine']['cpu']}, {doc['machine']['cores']} cores, Linux {doc['machine']['kernel']} (a VM shared with other jobs)  ",
+         f"Load (`uptime`) at start: `{doc['machine']['uptime_start']}`; load averages before each repeat: "
+         + ", ".join("/".join(l) for l in doc["load_per_repeat"]) + f"; at the end: `{doc['uptime_end']}`  ",
+         f"Repeats: {doc['repeats']}, interleaved. Each figure is the median over the repeats of that run's median "
+         "(p50), p99 and CPU per message. One-way latency in µs. CPU per message: user + system time of both "
+         "processes (all threads) per message sent, µs.", "",
+         "## Targets (issue 4), as ratios of p50", "", "| ratio | measured | target | met |", "|---|---|---|---|"]
+    for what, r, lim in doc["targets"]:
+        L.append(f"| {what} | {r:.2f} | ≤ {lim} | {'yes' if r <= lim else 'NO'} |")
+    L += ["", "Other ratios (no target): " + "; ".join(f"{w} {r:.2f}" for w, r in information(agg)), ""]
+    L += ["", "## Intra-process (one process, two threads, sleeping readers; 64 B)", "",
+          "| run | p50 | p99 | CPU/msg | p50 per repeat |", "|---|---|---|---|---|"]
+    for name, label in [("intra", "hdds write → take across threads (ping-pong / 2)"),
+                        ("intra-floor", "floor: crossbeam hand-off of the payload + timestamp + mutex"),
+                        ("intra-floor-condvar", "second floor (information): std mutex + condvar hand-off + timestamp"),
+                        ("intra-same-thread", "hdds write then take, same thread (per pair)")]:
+        a = agg[name]
+        L.append(f"| {label} | {fmt(a['p50_us'])} | {fmt(a['p99_us'])} | {fmt(a['cpu_us_per_msg'])} | {' '.join(fmt(x) for x in a['p50s'])} |")
+    L += ["", "## Two processes (one-way µs; CPU/msg µs)", "",
+          "| size | shm sleeping p50 / p99 / CPU | shm busy-poll p50 / p99 / CPU | Cyclone UDP p50 / p99 / CPU | floor futex+2 copies p50 / p99 / CPU |",
+          "|---|---|---|---|---|"]
+    for s in SIZES:
+        cells = []
+        for k in (f"shm-sleep-{s}", f"shm-busy-{s}", f"cyclone-udp-{s}", f"floor-futex-copy-{s}"):
+            a = agg.get(k)
+            cells.append(f"{fmt(a['p50_us'])} / {fmt(a['p99_us'])} / {fmt(a['cpu_us_per_msg'])}" if a else "n/a")
+        L.append(f"| {human(s)} | " + " | ".join(cells) + " |")
+    L += ["", "| floor (two processes, no payload) | p50 | p99 | CPU/msg |", "|---|---|---|---|"]
+    for k, label in [("floor-futex", "futex wake-up"), ("floor-cacheline", "cache-line ping-pong (both spin)")]:
+        a = agg[k]
+        L.append(f"| {label} | {fmt(a['p50_us'])} | {fmt(a['p99_us'])} | {fmt(a['cpu_us_per_msg'])} |")
+    L += ["", "## Loans (publish of a filled loaned sample → reader holds it; two processes, sleeping reader)", "",
+          "| size | p50 | p99 | CPU/msg (per message, pong included) |", "|---|---|---|---|"]
+    for s in (64, 4 * MIB):
+        a = agg[f"loan-{s}"]
+        L.append(f"| {human(s)} | {fmt(a['p50_us'])} | {fmt(a['p99_us'])} | {fmt(a['cpu_us_per_msg'])} |")
+    L += ["", "## How", "", doc["how"], ""]
+    open(path, "w").write("\n".join(L))
+
+
+HOW = """- `intra`: one participant without network, a writer and reader on `ping` and on `pong`, one
+  thread echoing; both threads sleep in `Reader::wait_for_data`. The floor does per hop what any
+  DDS write must: one mutex, one `Instant::now()`, then a crossbeam channel send of the payload
+  buffer itself (moved, no copy); the receiver blocks in `recv` (crossbeam spins, yields, then
+  parks). The second floor hands the buffer over through a std `Mutex<Option<Vec>>` + `Condvar`.
+- `shm`: two processes (the second is the first started again), shared memory on by default,
+  KEEP_LAST 4 reliable; sleeping readers wait in `Reader::wait_for_data` (doorbell futex, no spin,
+  the default); busy-polling readers use `SharedMemoryConfig::busy_polling()` (poll up to 10 ms,
+  then sleep). By copy: the writer copies into its ring, the reader copies out into the sample.
+- floors: a shared mapping under /dev/shm with two 32-bit words; `futex`: each side sleeps in
+  FUTEX_WAIT until the other's FUTEX_WAKE; `cacheline`: each side spins on the word;
+  `futex-copy`: as `futex`, with the payload copied into the mapping by the sender and out of it
+  by the receiver.
+- `loan`: the writer loans `size` bytes (`Writer::loan`: a slot of its shared-memory ring), fills
+  it, writes CLOCK_MONOTONIC into its last 8 bytes, publishes; the reader reads the clock when
+  `take` returns. A 64 B pong paces the pings.
+- Cyclone DDS: `ddsperf ping size S waitset` / `ddsperf pong waitset` (Cyclone's default,
+  reliable, KS topic) over UDP loopback with test/interop/config/cyclonedds_loopback.xml; the
+  first second of each run is dropped; p50 and p99 are the medians of its per-second figures.
+  ddsperf's ping prints (now - the ping's source timestamp) / 2: one-way = RTT/2, as ours.
+- Every ping-pong figure is one-way = RTT/2; loans are measured one-way directly."""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="fewer round trips (a smoke run, not for results)")
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "results/same_host"))
+    ap.add_argument("--only", help="run only configurations whose name contains this")
+    ap.add_argument("--render", action="store_true", help="only rewrite OUT.md from OUT.json")
+    a = ap.parse_args()
+    if a.render:
+        doc = json.load(open(a.out + ".json"))
+        doc["how"] = HOW
+        write_md(a.out + ".md", doc)
+        return
+    target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    binary = os.path.join(target_dir, "release", "hdds-samehost-bench")
+    if not a.no_build:
+        subprocess.run(["cargo", "build", "--release", "-p", "hdds_tools", "--bin", "hdds-samehost-bench"], cwd=ROOT, check=True)
+    cfgs = configs(a.quick)
+    if a.only:
+        cfgs = [c for c in cfgs if a.only in c[0]]
+    doc = {"command": "python3 bench/same_host.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+           "machine": machine(), "repeats": a.repeats, "load_per_repeat": [], "runs": {c[0]: [] for c in cfgs}}
+    t0 = time.time()
+    for rep in range(a.repeats):
+        doc["load_per_repeat"].append(load())
+        k = rep * len(cfgs) // max(1, a.repeats)
+        for name, kind, size, args in cfgs[k:] + cfgs[:k]:
+            try:
+                r = run_hdds(binary, args) if kind == "hdds" else run_ddsperf(size, a.quick)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                print(f"  {name}: FAILED: {e}", file=sys.stderr)
+                r = {"failed": str(e)}
+            r["repeat"] = rep
+            doc["runs"][name].append(r)
+            if "p50_us" in r:
+                print(f"[{rep + 1}/{a.repeats} {time.time() - t0:5.0f}s] {name:24} p50 {r['p50_us']:10.2f}  p99 {r['p99_us']:10.2f}  cpu/msg {r['cpu_us_per_msg']:9.2f}", flush=True)
+    doc["uptime_end"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    doc["wall_s"] = round(time.time() - t0)
+    agg = {}
+    for name, runs in doc["runs"].items():
+        ok = [r for r in runs if "p50_us" in r]
+        if ok:
+            agg[name] = {"p50_us": med(ok, "p50_us"), "p99_us": med(ok, "p99_us"), "cpu_us_per_msg": med(ok, "cpu_us_per_msg"),
+                         "p50s": [r["p50_us"] for r in ok], "repeats_ok": len(ok)}
+    doc["aggregate"] = agg
+    doc["targets"] = targets(agg)
+    doc["how"] = HOW
+    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+    with open(a.out + ".json", "w") as f:
+        json.dump(doc, f, indent=1)
+    if not a.only:
+        write_md(a.out + ".md", doc)
+    print(f"wrote {a.out}.json" + ("" if a.only else f" and {a.out}.md") + f" in {doc['wall_s']} s")
+    for what, r, lim in doc["targets"]:
+        print(f"  {what}: {r:.2f} (target ≤ {lim}) {'met' if r <= lim else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

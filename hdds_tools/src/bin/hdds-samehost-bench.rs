@@ -1,0 +1,568 @@
+//! Same-host latency of the engine and of its floors, one measurement per run: the Rust half of
+//! bench/same_host.py (which interleaves the runs, repeats them, adds Cyclone's ddsperf and writes
+//! results/same_host.*). It lives in hdds_tools, next to the other measuring tools, because it is a
+//! program with a command line that starts itself again as the second process; hdds_core's
+//! examples/shm_pingpong stays the quick manual check.
+//!
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy]` prints one JSON line:
+//! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
+//! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
+//!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
+//! - `intra-floor`: the same ping-pong over crossbeam channels, each hop doing what any DDS write
+//!   must: take one mutex, read one timestamp, and hand the payload (the same buffer, moved) off;
+//! - `intra-floor-condvar`: the same with a std mutex + condition variable mailbox instead of a
+//!   channel (information: the issue's floor is the crossbeam one);
+//! - `intra-same-thread`: write then take on the same thread (no wake-up), per pair;
+//! - `shm`: two processes, ping-pong through shared memory, each side sleeping in
+//!   `Reader::wait_for_data` (`--busy`: `SharedMemoryConfig::busy_polling()`, the readers poll);
+//! - `floor-futex`, `floor-cacheline`, `floor-futex-copy`: two processes handing a counter back
+//!   and forth through one shared mapping: sleeping on a futex; spinning on a cache line; sleeping
+//!   on a futex with the payload copied into the mapping by the sender and out of it by the
+//!   receiver (two copies per direction, as a copying shared-memory transport must do);
+//! - `loan`: two processes; the writer borrows a loan, fills it, stamps CLOCK_MONOTONIC into it as
+//!   the last byte it writes, publishes; the reader reads the clock as soon as it holds the sample
+//!   (one-way measured directly, filling and reading not counted); a 64 B pong paces the pings.
+//!
+//! Ping-pong modes report one-way = RTT/2. CPU is getrusage(RUSAGE_SELF) of both processes (every
+//! thread, the engine's included) over the measured loop, divided by the messages sent (two per
+//! round trip). Warm-up round trips are not measured. Loopback only, a domain tag of its own.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hdds_core::qos::History;
+use hdds_core::transport::shm::futex;
+use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos, Reader, SharedMemoryConfig};
+
+const T: &str = "hdds::bench::Bytes_";
+const WARMUP: usize = 100;
+
+struct Args {
+    all: Vec<String>,
+    mode: String,
+    size: usize,
+    count: usize,
+    busy: bool,
+}
+
+impl Args {
+    fn parse() -> Args {
+        let all: Vec<String> = std::env::args().collect();
+        let value = |f: &str| all.iter().position(|a| a == f).and_then(|i| all.get(i + 1)).cloned();
+        let num = |f: &str, d: usize| value(f).and_then(|v| v.parse().ok()).unwrap_or(d);
+        Args {
+            mode: all.get(1).cloned().unwrap_or_default(),
+            size: num("--size", 64).max(16),
+            count: num("--count", 2000).max(1),
+            busy: all.iter().any(|a| a == "--busy"),
+            all: all.clone(),
+        }
+    }
+
+    fn value(&self, f: &str) -> Option<&str> {
+        self.all.iter().position(|a| a == f).and_then(|i| self.all.get(i + 1)).map(String::as_str)
+    }
+}
+
+/// CPU time (user + system) of this process so far, all threads.
+fn cpu_s() -> f64 {
+    // SAFETY: getrusage writes one rusage into the zeroed struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to our struct; RUSAGE_SELF needs nothing else.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the same clock in every process of the host.
+fn mono_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into ours.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(f64::NAN)
+}
+
+/// Prints the result line. `one_way_us` unsorted; `cpu_s` of both processes; `messages` sent.
+fn report(a: &Args, mut one_way_us: Vec<f64>, cpu_s: f64, messages: usize, extra: &str) {
+    one_way_us.sort_by(f64::total_cmp);
+    println!(
+        "{{\"mode\": \"{}\", \"size\": {}, \"busy\": {}, \"n\": {}, \"p50_us\": {:.3}, \"p99_us\": {:.3}, \
+         \"cpu_us_per_msg\": {:.3}{extra}}}",
+        a.mode,
+        a.size,
+        a.busy,
+        one_way_us.len(),
+        quantile(&one_way_us, 0.5),
+        quantile(&one_way_us, 0.99),
+        cpu_s * 1e6 / messages.max(1) as f64,
+    );
+}
+
+fn qos() -> Qos {
+    Qos { history: History::KeepLast(4), ..Qos::default() }
+}
+
+fn take_one(r: &Reader, timeout: Duration) -> Option<hdds_core::Sample> {
+    let end = Instant::now() + timeout;
+    loop {
+        if let Some(s) = r.take() {
+            return Some(s);
+        }
+        let left = end.checked_duration_since(Instant::now())?;
+        r.wait_for_data(left);
+    }
+}
+
+// ---------------------------------------------------------------- intra-process
+
+fn intra(a: &Args) {
+    let p = Participant::new(ParticipantConfig { domain_id: 198, ..Default::default() }).expect("participant");
+    let (w_ping, r_ping) = (p.create_writer("ping", T, qos()).unwrap(), p.create_reader("ping", T, qos()).unwrap());
+    let (w_pong, r_pong) = (p.create_writer("pong", T, qos()).unwrap(), p.create_reader("pong", T, qos()).unwrap());
+    let total = a.count + WARMUP;
+    let echo = std::thread::spawn(move || {
+        for _ in 0..total {
+            let s = take_one(&r_ping, Duration::from_secs(5)).expect("ping");
+            w_pong.write(&s.data).unwrap();
+        }
+    });
+    let payload = vec![7u8; a.size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    for i in 0..total {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        w_ping.write(&payload).unwrap();
+        take_one(&r_pong, Duration::from_secs(5)).expect("pong");
+        if i >= WARMUP {
+            lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
+        }
+    }
+    let cpu = cpu_s() - cpu0;
+    echo.join().unwrap();
+    drop(w_ping);
+    report(a, lat, cpu, 2 * a.count, "");
+}
+
+/// One hop of the intra-process floor: the bookkeeping a write must do (one mutex, one
+/// timestamp), then the hand-off of the payload itself (moved, not copied: the floor is the least
+/// any same-process delivery can cost).
+fn floor_hop(book: &Mutex<Instant>, payload: Vec<u8>, tx: &crossbeam_channel::Sender<Vec<u8>>) {
+    *book.lock().unwrap() = Instant::now();
+    tx.send(payload).unwrap();
+}
+
+fn intra_floor(a: &Args) {
+    let (tx_ping, rx_ping) = crossbeam_channel::unbounded::<Vec<u8>>();
+    let (tx_pong, rx_pong) = crossbeam_channel::unbounded::<Vec<u8>>();
+    let book = Arc::new(Mutex::new(Instant::now()));
+    let total = a.count + WARMUP;
+    let book2 = Arc::clone(&book);
+    let echo = std::thread::spawn(move || {
+        for _ in 0..total {
+            let v = rx_ping.recv().unwrap();
+            floor_hop(&book2, v, &tx_pong);
+        }
+    });
+    let mut payload = vec![7u8; a.size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    for i in 0..total {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        floor_hop(&book, payload, &tx_ping);
+        payload = rx_pong.recv().unwrap();
+        if i >= WARMUP {
+            lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
+        }
+    }
+    let cpu = cpu_s() - cpu0;
+    echo.join().unwrap();
+    report(a, lat, cpu, 2 * a.count, "");
+}
+
+/// A one-slot mailbox: the payload and a condition variable, as a plain std hand-off.
+struct Mailbox {
+    slot: Mutex<Option<Vec<u8>>>,
+    cv: std::sync::Condvar,
+}
+
+impl Mailbox {
+    fn new() -> Arc<Mailbox> {
+        Arc::new(Mailbox { slot: Mutex::new(None), cv: std::sync::Condvar::new() })
+    }
+
+    fn put(&self, v: Vec<u8>) {
+        *self.slot.lock().unwrap() = Some(v);
+        self.cv.notify_one();
+    }
+
+    fn get(&self) -> Vec<u8> {
+        let mut g = self.slot.lock().unwrap();
+        loop {
+            if let Some(v) = g.take() {
+                return v;
+            }
+            g = self.cv.wait_timeout(g, Duration::from_secs(5)).unwrap().0;
+        }
+    }
+}
+
+/// A second intra-process floor: the payload handed over through a std mutex + condition
+/// variable (one timestamp per hop as well): the wake-up the engine's `wait_for_data` uses.
+fn intra_floor_condvar(a: &Args) {
+    let (ping, pong) = (Mailbox::new(), Mailbox::new());
+    let total = a.count + WARMUP;
+    let (ping2, pong2) = (Arc::clone(&ping), Arc::clone(&pong));
+    let echo = std::thread::spawn(move || {
+        for _ in 0..total {
+            let v = ping2.get();
+            std::hint::black_box(Instant::now());
+            pong2.put(v);
+        }
+    });
+    let mut payload = vec![7u8; a.size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    for i in 0..total {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        std::hint::black_box(Instant::now());
+        ping.put(payload);
+        payload = pong.get();
+        if i >= WARMUP {
+            lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
+        }
+    }
+    let cpu = cpu_s() - cpu0;
+    echo.join().unwrap();
+    report(a, lat, cpu, 2 * a.count, "");
+}
+
+fn intra_same_thread(a: &Args) {
+    let p = Participant::new(ParticipantConfig { domain_id: 198, ..Default::default() }).expect("participant");
+    let (w, r) = (p.create_writer("same", T, qos()).unwrap(), p.create_reader("same", T, qos()).unwrap());
+    let payload = vec![7u8; a.size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    for i in 0..a.count + WARMUP {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        w.write(&payload).unwrap();
+        r.take().expect("same-thread take");
+        if i >= WARMUP {
+            lat.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    report(a, lat, cpu_s() - cpu0, a.count, "");
+}
+
+// ---------------------------------------------------------------- two processes, engine
+
+fn participant(a: &Args, tag: &str) -> Participant {
+    let shm = if a.busy { SharedMemoryConfig::busy_polling() } else { SharedMemoryConfig::default() };
+    let net = NetworkConfig {
+        domain_tag: tag.to_owned(),
+        spdp_period: Duration::from_millis(100),
+        spdp_peer_max_index: 4,
+        shared_memory: shm,
+        ..NetworkConfig::localhost()
+    };
+    Participant::with_network(ParticipantConfig { domain_id: 197, ..Default::default() }, net).expect("participant")
+}
+
+/// Starts this program again as the echo side (`--echo TAG`); returns the child and its stdout.
+fn spawn_echo(a: &Args, tag: &str) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(a.all[1..].iter().cloned().chain(["--echo".into(), tag.to_owned()]))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the echo process");
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (child, out)
+}
+
+/// The echo's last line: its CPU seconds over the measured loop, and for `loan` its latencies.
+fn echo_result(mut child: std::process::Child, out: BufReader<std::process::ChildStdout>) -> (f64, Vec<f64>) {
+    let mut cpu = f64::NAN;
+    let mut lat = Vec::new();
+    for line in out.lines().map_while(|l| l.ok()) {
+        if let Some(v) = line.strip_prefix("cpu ") {
+            cpu = v.trim().parse().unwrap_or(f64::NAN);
+        } else if let Some(v) = line.strip_prefix("lat ") {
+            lat = v.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        }
+    }
+    let _ = child.wait();
+    (cpu, lat)
+}
+
+fn wait_matched(w: &hdds_core::Writer, r: &Reader) {
+    let end = Instant::now() + Duration::from_secs(15);
+    while (w.matched_reader_count() == 0 || r.matched_writer_count() == 0) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(w.matched_reader_count() > 0 && r.matched_writer_count() > 0, "the echo process was not discovered");
+}
+
+fn shm_echo(a: &Args, tag: &str) {
+    let p = participant(a, tag);
+    let r = p.create_reader("ping", T, qos()).unwrap();
+    let w = p.create_writer("pong", T, qos()).unwrap();
+    let mut cpu0 = 0.0;
+    let mut lat = Vec::new();
+    let loan = a.mode == "loan";
+    let pong = [0u8; 64];
+    for i in 0..a.count + WARMUP {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let Some(s) = take_one(&r, Duration::from_secs(10)) else {
+            eprintln!("echo: no ping {i}");
+            break;
+        };
+        if loan {
+            let now = mono_ns();
+            let sent = u64::from_le_bytes(s.data[s.data.len() - 8..].try_into().unwrap());
+            if i >= WARMUP {
+                lat.push(now.saturating_sub(sent) as f64 / 1e3);
+            }
+            w.write(&pong).unwrap();
+        } else {
+            w.write(&s.data).unwrap();
+        }
+    }
+    println!("cpu {}", cpu_s() - cpu0);
+    if loan {
+        let v: Vec<String> = lat.iter().map(|x| format!("{x:.3}")).collect();
+        println!("lat {}", v.join(" "));
+    }
+    // Keep the participant until the pinger has its last pong.
+    std::thread::sleep(Duration::from_millis(100));
+}
+
+fn shm(a: &Args) {
+    if let Some(tag) = a.value("--echo") {
+        return shm_echo(a, tag);
+    }
+    let tag = format!("hdds-samehost-bench-{}", std::process::id());
+    let p = participant(a, &tag);
+    let w = p.create_writer("ping", T, qos()).unwrap();
+    let r = p.create_reader("pong", T, qos()).unwrap();
+    let (child, out) = spawn_echo(a, &tag);
+    wait_matched(&w, &r);
+    let loan = a.mode == "loan";
+    let mut payload = vec![0u8; a.size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    let mut in_shm = true;
+    for i in 0..a.count + WARMUP {
+        if i == WARMUP {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        if loan {
+            let mut l = w.loan(a.size).unwrap();
+            in_shm &= l.in_shared_memory();
+            let buf = l.as_mut_slice();
+            buf[4] = i as u8;
+            let n = buf.len();
+            buf[n - 8..].copy_from_slice(&mono_ns().to_le_bytes());
+            l.publish().unwrap();
+        } else {
+            payload[4..8].copy_from_slice(&(i as u32).to_le_bytes());
+            w.write(&payload).unwrap();
+        }
+        let Some(s) = take_one(&r, Duration::from_secs(10)) else {
+            eprintln!("no pong for ping {i}");
+            std::process::exit(2);
+        };
+        if !loan {
+            assert_eq!(s.data[4..8], payload[4..8], "pong out of order");
+        }
+        if i >= WARMUP && !loan {
+            lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
+        }
+    }
+    let cpu = cpu_s() - cpu0;
+    let (echo_cpu, echo_lat) = echo_result(child, out);
+    let stats = p.network_stats().unwrap();
+    let extra = format!(", \"shm_samples_read\": {}, \"loan_in_shm\": {}", stats.shm_samples_read, loan && in_shm);
+    report(a, if loan { echo_lat } else { lat }, cpu + echo_cpu, 2 * a.count, &extra);
+}
+
+// ---------------------------------------------------------------- two processes, floors
+
+/// A shared mapping under /dev/shm: two futex words (64 bytes apart) and, for the copying floor,
+/// a ping buffer and a pong buffer of `size` bytes each.
+struct FloorMap {
+    ptr: *mut u8,
+    size: usize,
+}
+
+const FLOOR_HEADER: usize = 4096;
+
+impl FloorMap {
+    fn open(path: &str, size: usize, create: bool) -> FloorMap {
+        use std::os::fd::AsRawFd;
+        let f = std::fs::OpenOptions::new().read(true).write(true).create(create).open(path).expect("floor file");
+        let len = FLOOR_HEADER + 2 * size;
+        f.set_len(len as u64).unwrap();
+        // SAFETY: a fresh shared mapping of the whole file; the kernel picks the address; it is
+        // never unmapped while the process runs (the program exits after using it).
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(p, libc::MAP_FAILED, "mmap of the floor file");
+        FloorMap { ptr: p.cast(), size }
+    }
+
+    fn word(&self, i: usize) -> &AtomicU32 {
+        // SAFETY: i is 0 or 1: offsets 0 and 64, inside the mapped header page, aligned; the
+        // mapping stays; any bit pattern is a valid atomic.
+        unsafe { &*self.ptr.add(i * 64).cast::<AtomicU32>() }
+    }
+
+    /// Buffer `i` (0: ping, 1: pong). Each side only writes a buffer before posting its word and
+    /// only reads one after seeing the other side's post (Release/Acquire), so they never race.
+    fn buf(&self, i: usize) -> *mut u8 {
+        // SAFETY: inside the mapping (header + 2 buffers of `size`).
+        unsafe { self.ptr.add(FLOOR_HEADER + i * self.size) }
+    }
+
+    fn copy_in(&self, i: usize, src: &[u8]) {
+        // SAFETY: see buf(); src.len() == size; the other process does not touch buffer i until
+        // our post.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.buf(i), src.len()) }
+    }
+
+    fn copy_out(&self, i: usize, dst: &mut [u8]) {
+        // SAFETY: see buf(); dst.len() == size; the other process posted buffer i and does not
+        // write it again before our next post.
+        unsafe { std::ptr::copy_nonoverlapping(self.buf(i), dst.as_mut_ptr(), dst.len()) }
+    }
+
+    fn await_value(&self, i: usize, want: u32, spin: bool) {
+        let w = self.word(i);
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            let v = w.load(Ordering::Acquire);
+            if v == want {
+                return;
+            }
+            if spin {
+                std::hint::spin_loop();
+                if v & 0xfff == 0 && Instant::now() > end {
+                    panic!("floor: the other process stopped");
+                }
+            } else {
+                futex::wait(w, v, Some(Duration::from_secs(10)));
+                assert!(Instant::now() < end, "floor: the other process stopped");
+            }
+        }
+    }
+
+    fn post(&self, i: usize, v: u32, spin: bool) {
+        self.word(i).store(v, Ordering::Release);
+        if !spin {
+            futex::wake(self.word(i), 1);
+        }
+    }
+}
+
+fn floor(a: &Args) {
+    let spin = a.mode == "floor-cacheline";
+    let copy = a.mode == "floor-futex-copy";
+    let size = if copy { a.size } else { 0 };
+    let total = (a.count + WARMUP) as u32;
+    let mut private = vec![0u8; size];
+    if let Some(path) = a.value("--echo") {
+        let m = FloorMap::open(path, size, false);
+        println!("ready");
+        let mut cpu0 = 0.0;
+        for n in 1..=total {
+            if n as usize == WARMUP + 1 {
+                cpu0 = cpu_s();
+            }
+            m.await_value(0, n, spin);
+            if copy {
+                m.copy_out(0, &mut private);
+                m.copy_in(1, &private);
+            }
+            m.post(1, n, spin);
+        }
+        println!("cpu {}", cpu_s() - cpu0);
+        return;
+    }
+    let path = format!("/dev/shm/hdds-samehost-floor-{}", std::process::id());
+    let m = FloorMap::open(&path, size, true);
+    let (child, mut out) = spawn_echo(a, &path);
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready", "floor echo did not start");
+    let payload = vec![7u8; size];
+    let mut lat = Vec::with_capacity(a.count);
+    let mut cpu0 = 0.0;
+    for n in 1..=total {
+        if n as usize == WARMUP + 1 {
+            cpu0 = cpu_s();
+        }
+        let t = Instant::now();
+        if copy {
+            m.copy_in(0, &payload);
+        }
+        m.post(0, n, spin);
+        m.await_value(1, n, spin);
+        if copy {
+            m.copy_out(1, &mut private);
+        }
+        if n as usize > WARMUP {
+            lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
+        }
+    }
+    let cpu = cpu_s() - cpu0;
+    let (echo_cpu, _) = echo_result(child, out);
+    let _ = std::fs::remove_file(&path);
+    report(a, lat, cpu + echo_cpu, 2 * a.count, "");
+}
+
+fn main() {
+    let a = Args::parse();
+    match a.mode.as_str() {
+        "intra" => intra(&a),
+        "intra-floor" => intra_floor(&a),
+        "intra-floor-condvar" => intra_floor_condvar(&a),
+        "intra-same-thread" => intra_same_thread(&a),
+        "shm" | "loan" => shm(&a),
+        "floor-futex" | "floor-cacheline" | "floor-futex-copy" => floor(&a),
+        _ => {
+            eprintln!(
+                "usage: hdds-samehost-bench intra|intra-floor|intra-floor-condvar|intra-same-thread|shm|loan|floor-futex|\
+                 floor-cacheline|floor-futex-copy [--size BYTES] [--count N] [--busy]"
+            );
+            std::process::exit(2);
+        }
+    }
+}
