@@ -384,17 +384,11 @@ impl ReaderShared {
     /// waiting threads and wait sets are left to [`Self::wake`].
     fn push(&self, sample: Sample) {
         let mut st = self.lock();
-        // A best-effort KEEP_ALL history is capped like a KEEP_LAST one: the oldest sample gives
-        // way, counted as lost. Reliable ones are not: their writers wait instead (same process:
-        // Writer::wait_intra_room; same host: the ring is left unread).
-        let cap = (self.qos.reliability == Reliability::BestEffort).then_some(self.keep_all_max);
-        let before = st.queue.len();
-        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth().or(cap), sample);
-        let lost = if self.qos.depth().is_none() { before + 1 - st.queue.len() } else { 0 };
+        // A KEEP_ALL history is not capped here: reliable writers of this process and host wait
+        // on a full one instead (Writer::wait_intra_room; the ring left unread). Best-effort
+        // bursts larger than keep_all_max_samples arrive whole, as with Cyclone DDS.
+        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
-        if lost > 0 {
-            self.events.update(SAMPLE_LOST, |s| s.add_total(i32::try_from(lost).unwrap_or(i32::MAX)));
-        }
         self.events.sample_added();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
