@@ -10,8 +10,12 @@ the issue), results/ros_compare.json (every run) and PNG plots (bench/ros_compar
 Needs a ROS 2 environment (Humble) with performance_test (perf_test, 1.x: `-c
 rclcpp-single-threaded-executor`), the RMWs and rmw_hdds (with hdds_ros_floor) sourced:
     source /opt/ros/humble/setup.bash && source <ws>/install/setup.bash
-    /usr/bin/python3 bench/ros_compare.py            # the full matrix, < 45 min
+    /usr/bin/python3 bench/ros_compare.py            # the whole report, < 45 min
     /usr/bin/python3 bench/ros_compare.py --quick    # a smaller matrix, 1 repeat: a check
+
+After the matrix it runs the engine-level benchmarks (bench/engine_vs_cyclone.py and
+bench/same_host.py, see bench/ros_compare_engine.py; --no-engine leaves them out) into the same
+folder, and the report gathers their headline ratios and the time each part took.
 
 Measured per run: performance_test's own per-second rows after the warm-up (latency mean and max,
 samples sent/received/lost), the CPU time of the measured processes over the same window (from
@@ -35,7 +39,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import ros_compare_report  # noqa: E402  (next to this script)
+import ros_compare_engine  # noqa: E402  (next to this script)
+import ros_compare_report  # noqa: E402
 
 RMWS = ["rmw_hdds", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"]
 DOMAIN = "61"
@@ -534,17 +539,32 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller matrix, 1 repeat")
     ap.add_argument("--repeats", type=int, help="repeats per cell (default 3, --quick 1)")
-    ap.add_argument("--runtime", type=int, default=7, help="seconds per perf_test run (default 7)")
+    ap.add_argument("--runtime", type=int, default=6, help="seconds per perf_test run (default 6)")
     ap.add_argument("--warmup", type=int, default=2, help="ignored first seconds (default 2)")
     ap.add_argument("--floor-runtime", type=int, default=5)
     ap.add_argument("--floor-warmup", type=int, default=1)
     ap.add_argument("--rmws", default=",".join(RMWS), help="comma-separated RMWs")
-    ap.add_argument("--out", default=os.path.join(REPO, "results"), help="output folder")
+    ap.add_argument(
+        "--out",
+        help="output folder (default results/; with --quick a temporary folder, so that a check "
+        "never overwrites the committed results)",
+    )
+    ap.add_argument(
+        "--no-engine",
+        action="store_true",
+        help="leave out the engine-level benchmarks (engine_vs_cyclone.py, same_host.py)",
+    )
     ap.add_argument("--name", default="ros_compare", help="output file names (default ros_compare)")
     ap.add_argument("--keep-logs", metavar="DIR", help="keep every run's logs under DIR")
     ap.add_argument("--no-plots", action="store_true")
     args = ap.parse_args()
     repeats = args.repeats or (1 if args.quick else 3)
+    if not args.out:
+        args.out = (
+            os.path.join(tempfile.gettempdir(), "ros_compare_quick")
+            if args.quick
+            else os.path.join(REPO, "results")
+        )
     rmws = args.rmws.split(",")
     if args.warmup >= args.runtime or args.floor_warmup >= args.floor_runtime:
         sys.exit("ros_compare: the warm-up must be shorter than the run time")
@@ -559,10 +579,13 @@ def main():
         args.runtime + OVERHEAD_S + (SUB_HEAD_START_S if c.procs == 2 else 0) for c in cells
     ) + len(rates) * (args.floor_runtime + OVERHEAD_S)
     estimate = per_round * len(rmws) * repeats
+    engine_estimate = 0 if args.no_engine else ros_compare_engine.estimate_min(args.quick) * 60
     log(
         f"ros_compare: {len(cells)} cells + {len(rates)} floor rates, {len(rmws)} RMWs, {repeats} "
         f"repeats, {args.runtime} s runs ({args.warmup} s warm-up ignored): estimated "
-        f"{estimate / 60:.1f} min"
+        f"{estimate / 60:.1f} min, then the engine-level benchmarks: "
+        + (f"{engine_estimate / 60:.1f} min" if engine_estimate else "left out (--no-engine)")
+        + f"; writing into {args.out}"
     )
     if args.keep_logs:
         os.makedirs(args.keep_logs, exist_ok=True)
@@ -588,6 +611,11 @@ def main():
                     + ros_compare_report.one_line(res)
                 )
     elapsed = time.monotonic() - t_start
+    os.makedirs(args.out, exist_ok=True)
+    engine_parts = (
+        [] if args.no_engine else ros_compare_engine.run_all(args.out, args.quick, dict(os.environ))
+    )
+    total_s = time.monotonic() - t_start
 
     commands = {
         "one process": " ".join(
@@ -622,10 +650,12 @@ def main():
         rmws=rmws,
         estimate_min=round(estimate / 60, 1),
         duration_min=round(elapsed / 60, 1),
+        engine_parts=engine_parts,
+        engine_skipped_by_flag=args.no_engine,
+        total_min=round(total_s / 60, 1),
         commands=commands,
         date=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
     )
-    os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, f"{args.name}.json"), "w") as f:
         json.dump(dict(meta=meta, runs=runs), f, indent=1)
     md = ros_compare_report.write_markdown(
@@ -633,7 +663,7 @@ def main():
     )
     if not args.no_plots:
         ros_compare_report.write_plots(runs, cells, rmws, args.out, args.name)
-    log(f"ros_compare: done in {elapsed / 60:.1f} min; wrote {md}")
+    log(f"ros_compare: done in {total_s / 60:.1f} min (matrix {elapsed / 60:.1f} min); wrote {md}")
     failed = [r for r in runs if r["failure"]]
     if failed:
         log(f"ros_compare: {len(failed)} of {len(runs)} runs failed (listed in the report)")

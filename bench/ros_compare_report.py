@@ -196,6 +196,190 @@ def targets(agg, cells, rmws):
     return rows
 
 
+def engine_json(outdir, part):
+    """The JSON a part wrote in this run, or None (the part did not run or failed)."""
+    if part["status"] != "ok":
+        return None
+    try:
+        with open(os.path.join(outdir, part["files"][1])) as f:
+            return json.load(f)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def human_size(n):
+    return (
+        f"{n // 1024 // 1024} MiB"
+        if n >= 1 << 20
+        else (f"{n // 1024} KiB" if n >= 1024 else f"{n} B")
+    )
+
+
+def ratios_row(values, limit, at_most=True, labels=None):
+    """'a · b · c' of the ratios, and the verdict against the limit for all of them (naming the
+    labels that miss it)."""
+    # Three decimals next to the limit: 1.004 misses 1.0 and must not read "1.00, NOT met".
+    shown = " · ".join(
+        "n/a" if v is None else (f"{v:.3f}" if abs(v - limit) < 0.005 else f"{v:.2f}")
+        for v in values
+    )
+    known = [v for v in values if v is not None]
+    if not known:
+        return shown, "not measured"
+    miss = [
+        i for i, v in enumerate(values) if v is not None and (v > limit if at_most else v < limit)
+    ]
+    verdict = "met" if not miss else "NOT met"
+    if miss and labels and len(values) > 1:
+        verdict += " at " + ", ".join(labels[i] for i in miss)
+    if len(known) < len(values):
+        verdict += " (where measured)"
+    return shown, verdict
+
+
+def engine_vs_cyclone_rows(doc, link):
+    """Headline ratios of bench/engine_vs_cyclone.py (round trips, reliable)."""
+    r, m, t = doc["ratios"], doc["medians"], doc["targets"]
+    rows = []
+    paths = sorted({k.split("/")[0] for k in r}, key=lambda p: p != "loopback")
+    sizes = sorted({int(k.split("/")[3]) for k in r if "/lat/hdds/" in k})
+    tsizes = sorted({int(k.split("/")[3]) for k in r if "/tput/hdds/" in k})
+    p50 = lambda key: (m.get(key) or {}).get("p50")
+    for path in paths:
+        hdds64, cyc64 = p50(f"{path}/lat/hdds/64"), p50(f"{path}/lat/cyclone/64")
+        shown, verdict = ratios_row(
+            [r.get(f"{path}/lat/hdds/{s}/hdds_over_cyclone") for s in sizes],
+            t["latency_hdds_over_cyclone_at_most"],
+            labels=[human_size(s) for s in sizes],
+        )
+        rows.append(
+            (
+                f"{path}: round trip p50, hdds / Cyclone (ddsperf), "
+                + " · ".join(human_size(s) for s in sizes),
+                shown + f" (64 B: {fmt(hdds64)} vs {fmt(cyc64)} µs)",
+                f"≤ {t['latency_hdds_over_cyclone_at_most']:g}",
+                verdict,
+                link,
+            )
+        )
+        floor = p50(f"{path}/lat/udp-floor/64")
+        shown, verdict = ratios_row(
+            [r.get(f"{path}/lat/hdds/64/hdds_over_floor")],
+            t["latency_hdds_over_floor_64B_at_most"],
+        )
+        rows.append(
+            (
+                f"{path}: round trip p50 64 B, hdds / raw UDP floor (Cyclone: "
+                + fmt(ratio(cyc64, floor), 2)
+                + ")",
+                shown + f" (floor {fmt(floor)} µs)",
+                f"≤ {t['latency_hdds_over_floor_64B_at_most']:g}",
+                verdict,
+                link,
+            )
+        )
+        shown, verdict = ratios_row(
+            [r.get(f"{path}/tput/hdds/{s}/hdds_over_cyclone") for s in tsizes],
+            t["throughput_hdds_over_cyclone_at_least"],
+            at_most=False,
+            labels=[human_size(s) for s in tsizes],
+        )
+        rows.append(
+            (
+                f"{path}: throughput (samples/s, reliable), hdds / Cyclone, "
+                + " · ".join(human_size(s) for s in tsizes),
+                shown,
+                f"≥ {t['throughput_hdds_over_cyclone_at_least']:g}",
+                verdict,
+                link,
+            )
+        )
+    return rows
+
+
+def same_host_rows(doc, link):
+    """The targets bench/same_host.py itself computes (its wording), plus loans by copy."""
+    rows = []
+    for what, r, limit in doc.get("targets", []):
+        r = None if r is None or r != r else r  # NaN: a side had no result
+        shown, verdict = ratios_row([r], limit)
+        rows.append((f"same host: {what}", shown, f"≤ {limit:g}", verdict, link))
+    agg = doc.get("aggregate", {})
+    big = max((int(k[5:]) for k in agg if k.startswith("loan-")), default=None)
+    if big and f"shm-sleep-{big}" in agg:
+        rows.append(
+            (
+                f"same host: loan {big // (1024 * 1024)} MiB / shared memory by copy, same size",
+                fmt(ratio(agg[f"loan-{big}"]["p50_us"], agg[f"shm-sleep-{big}"]["p50_us"]), 2),
+                "(none)",
+                "",
+                link,
+            )
+        )
+    return rows
+
+
+def engine_section(meta, outdir):
+    """The "Engine-level figures" section: headline ratios of the engine benchmarks run by the
+    same command, the time each part took, and what was skipped and why."""
+    L = ["## Engine-level figures (same command, after the matrix)", ""]
+    parts = meta.get("engine_parts")
+    if parts is None or meta.get("engine_skipped_by_flag"):
+        L.append(
+            "Not run: "
+            + (
+                "left out with --no-engine."
+                if meta.get("engine_skipped_by_flag")
+                else "this report comes from a run before the runner gathered them."
+            )
+        )
+        L.append("")
+        return L
+    L.append(
+        "Engine alone, no ROS: ratios of medians over the repeats (p50 of each run), measured "
+        "by the scripts below in this run; the linked files hold every figure, the commands and "
+        "the machine's load. Round trips are reliable; same-host figures are one-way."
+    )
+    L.append("")
+    rows = []
+    for part in parts:
+        doc = engine_json(outdir, part)
+        if doc is None:
+            continue
+        link = f"[{part['files'][0]}]({part['files'][0]})"
+        try:
+            if part["name"] == "engine_vs_cyclone":
+                rows += engine_vs_cyclone_rows(doc, link)
+            elif part["name"] == "same_host":
+                rows += same_host_rows(doc, link)
+        except (KeyError, TypeError, ValueError) as e:
+            part["status"], part["reason"] = "failed", f"unreadable {part['files'][1]}: {e!r}"
+    if rows:
+        L.append("| figure | measured | target | verdict | details |")
+        L.append("|---|---|---|---|---|")
+        for row in rows:
+            L.append("| " + " | ".join(row) + " |")
+        L.append("")
+    else:
+        L.append("No engine-level figures in this run: the table below says why.")
+        L.append("")
+    L.append("| part | command | status | took |")
+    L.append("|---|---|---|---|")
+    L.append(
+        f"| performance_test matrix + floors | `{meta['runner']}` | "
+        f"{meta['repeats']} repeat{'s' if meta['repeats'] != 1 else ''} | {meta['duration_min']} min |"
+    )
+    for part in parts:
+        status = part["status"] + (f": {part['reason']}" if part.get("reason") else "")
+        L.append(
+            f"| {part['name']} | `{part['command']}` | {status.replace('|', '/')} | "
+            f"{part['seconds'] / 60:.1f} min |"
+        )
+    L.append(f"| **total** | | | **{meta.get('total_min', meta['duration_min'])} min** |")
+    L.append("")
+    return L
+
+
 def write_markdown(meta, runs, cells, path):
     agg = aggregate(runs)
     rmws = meta["rmws"]
@@ -223,7 +407,12 @@ def write_markdown(meta, runs, cells, path):
         f"interleaved ({' '.join(rmws)} per cell), {meta['runtime_s']} s runs with the first "
         f"{meta['warmup_s']} s ignored "
         f"(floor {meta['floor_runtime_s']} s / {meta['floor_warmup_s']} s); "
-        f"estimated {meta['estimate_min']} min, took {meta['duration_min']} min."
+        f"estimated {meta['estimate_min']} min, took {meta['duration_min']} min"
+        + (
+            f"; with the engine-level benchmarks {meta['total_min']} min in all."
+            if meta.get("total_min") is not None and meta.get("engine_parts")
+            else "."
+        )
     )
     cores = (
         int(meta["machine"].split(" logical CPUs")[0].rsplit(", ", 1)[-1] or 0)
@@ -319,6 +508,7 @@ def write_markdown(meta, runs, cells, path):
         L.append(f"| {what} | {measured} | {verdict} |")
     L.append("")
     failures = [(k, s) for k, s in sorted(agg.items(), key=lambda kv: str(kv[0])) if s["failed"]]
+    L += engine_section(meta, os.path.dirname(os.path.abspath(path)))
     L.append("## Failed runs")
     L.append("")
     if not failures:
