@@ -22,6 +22,9 @@ rmw_ret_t init_event(
       source.is_reader() ? "subscription" : "publisher");
     return RMW_RET_UNSUPPORTED;
   }
+  if (source.listen() != RMW_RET_OK) {
+    return RMW_RET_ERROR;
+  }
   event->implementation_identifier = rmw_hdds::kIdentifier;
   event->data = &source;
   event->event_type = event_type;

@@ -235,7 +235,7 @@ TEST_F(Loans, PublishedLoansReachLoanedAndPlainTakes)
   EXPECT_EQ(-424242, in->int32_value);
   EXPECT_EQ(0xfedcba9876543210ull, in->uint64_value);
   EXPECT_TRUE(in->bool_value);
-  EXPECT_TRUE(info.from_intra_process);
+  EXPECT_FALSE(info.from_intra_process);
   EXPECT_NE(0, info.source_timestamp);
   rmw_gid_t gid;
   ASSERT_EQ(RMW_RET_OK, rmw_get_gid_for_publisher(pub, &gid)) << take_error();

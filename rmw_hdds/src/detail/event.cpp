@@ -176,6 +176,29 @@ bool EventSource::pending(rmw_event_type_t type)
   return hdds_waitset_wait(probe_.get(), &entry, 1, 0) == HDDS_RET_OK && entry.ready;
 }
 
+rmw_ret_t EventSource::listen()
+{
+  std::lock_guard<std::mutex> lock(mutex_);
+  return listen_locked();
+}
+
+rmw_ret_t EventSource::listen_locked()
+{
+  if (listening_) {
+    return RMW_RET_OK;
+  }
+  // The first call: no on_status of ours can be running, so the engine does not wait on mutex_.
+  const HddsRet r = is_reader() ?
+    hdds_reader_set_status_listener(reader_, &EventSource::on_status, this) :
+    hdds_writer_set_status_listener(writer_, &EventSource::on_status, this);
+  if (r != HDDS_RET_OK) {
+    RMW_SET_ERROR_MSG(("rmw_hdds: cannot set the status listener: " + last_error()).c_str());
+    return RMW_RET_ERROR;
+  }
+  listening_ = true;
+  return RMW_RET_OK;
+}
+
 rmw_ret_t EventSource::set_callback(
   rmw_event_type_t type, rmw_event_callback_t callback, const void * user_data)
 {
@@ -186,22 +209,24 @@ rmw_ret_t EventSource::set_callback(
     return RMW_RET_INVALID_ARGUMENT;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!listening_) {
-    const HddsRet r = is_reader() ?
-      hdds_reader_set_status_listener(reader_, &EventSource::on_status, this) :
-      hdds_writer_set_status_listener(writer_, &EventSource::on_status, this);
-    if (r != HDDS_RET_OK) {
-      RMW_SET_ERROR_MSG(("rmw_hdds: cannot set the status listener: " + last_error()).c_str());
-      return RMW_RET_ERROR;
-    }
-    listening_ = true;
+  if (listen_locked() != RMW_RET_OK) {
+    return RMW_RET_ERROR;
   }
   Slot & slot = slots_[bit_index(status_bit(type))];
+  if (!slot.primed) {
+    // The listener counts changes from the event's creation on; a change from before it, still
+    // untaken, counts once.
+    slot.primed = true;
+    if (slot.unreported == 0 && pending(type)) {
+      slot.unreported = 1;
+    }
+  }
   slot.callback = callback;
   slot.user_data = user_data;
   // Under mutex_: a change arriving now is reported after this one, by on_status.
-  if (callback != nullptr && pending(type)) {
-    callback(user_data, 1);
+  if (callback != nullptr && slot.unreported > 0) {
+    callback(user_data, slot.unreported);
+    slot.unreported = 0;
   }
   return RMW_RET_OK;
 }
@@ -216,9 +241,11 @@ void EventSource::on_status(const void * user, uint32_t status)
         return;
       }
       std::lock_guard<std::mutex> lock(self->mutex_);
-      const Slot & slot = self->slots_[i];
+      Slot & slot = self->slots_[i];
       if (slot.callback != nullptr) {
         slot.callback(slot.user_data, 1);
+      } else {
+        ++slot.unreported;
       }
     });
 }

@@ -7,8 +7,9 @@
 //
 // Callbacks: the engine calls one status listener per writer/reader, on the thread that changed
 // the status; EventSource dispatches it to the callback set for that event type, under a mutex
-// (so that once set_callback returns, the old callback is not running). A status already pending
-// when a callback is set is reported to it at once.
+// (so that once set_callback returns, the old callback is not running). The listener is set
+// when the first rmw_event_t of the entity is initialized; changes while no callback is set are
+// counted and reported, once, to the next callback set (an untaken change from before counts 1).
 #ifndef RMW_HDDS__DETAIL__EVENT_HPP_
 #define RMW_HDDS__DETAIL__EVENT_HPP_
 
@@ -38,6 +39,9 @@ public:
 
   // rmw_take_event: fills the rmw_*_status_t `info` of `type` and resets its change counters.
   rmw_ret_t take(rmw_event_type_t type, void * info, bool * taken);
+  // Starts counting status changes (rmw_*_event_init): a callback set later is told how many
+  // happened meanwhile (rclcpp's tests expect every deadline missed since, not just one).
+  rmw_ret_t listen();
   rmw_ret_t set_callback(
     rmw_event_type_t type, rmw_event_callback_t callback, const void * user_data);
   // The wait set entry that is ready while `type` has a change not yet taken.
@@ -49,8 +53,14 @@ private:
   {
     rmw_event_callback_t callback = nullptr;
     const void * user_data = nullptr;
+    // Changes no callback has been told about (each is reported once: rclcpp sets a callback
+    // twice in a row and counts what it is told); primed once the status before the listener
+    // existed has been looked at.
+    size_t unreported = 0;
+    bool primed = false;
   };
   static void on_status(const void * user, uint32_t status);
+  rmw_ret_t listen_locked();  // under mutex_
   bool pending(rmw_event_type_t type);
 
   const HddsWriter * writer_ = nullptr;

@@ -214,18 +214,20 @@ rmw_ret_t ServiceEndpoints::set_on_new_data_callback(
       return RMW_RET_ERROR;
     }
     listening_ = true;
-  }
-  callback_ = callback;
-  callback_user_data_ = user_data;
-  if (callback != nullptr) {
+    // What arrived before the listener existed is reported once, like what arrives while no
+    // callback is set (a sample arriving meanwhile can be counted twice, never missed).
     size_t unread = 0;
     if (hdds_reader_unread_count(reader_.get(), &unread) != HDDS_RET_OK) {
       set_hdds_error("cannot count the waiting samples");
       return RMW_RET_ERROR;
     }
-    if (unread > 0) {
-      callback(user_data, unread);
-    }
+    unreported_ = unread;
+  }
+  callback_ = callback;
+  callback_user_data_ = user_data;
+  if (callback != nullptr && unreported_ > 0) {
+    callback(user_data, unreported_);
+    unreported_ = 0;
   }
   return RMW_RET_OK;
 }
@@ -236,6 +238,8 @@ void ServiceEndpoints::on_data(const void * user, size_t count)
   std::lock_guard<std::mutex> lock(self->callback_mutex_);
   if (self->callback_ != nullptr) {
     self->callback_(self->callback_user_data_, count);
+  } else {
+    self->unreported_ += count;
   }
 }
 }  // namespace rmw_hdds

@@ -107,6 +107,9 @@ private:
   rmw_event_callback_t callback_ = nullptr;  // guarded by callback_mutex_
   const void * callback_user_data_ = nullptr;  // guarded by callback_mutex_
   bool listening_ = false;  // guarded by callback_mutex_
+  // Samples no callback has been told about (each is reported once: rclcpp sets a callback
+  // twice in a row and counts what it is told).
+  size_t unreported_ = 0;  // guarded by callback_mutex_
 };
 
 // The rmw error message for a failed hdds call: "rmw_hdds: <what>: <engine's last error>".

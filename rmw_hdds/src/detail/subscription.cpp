@@ -17,15 +17,14 @@
 
 namespace rmw_hdds
 {
-void fill_message_info(
-  const HddsSampleInfo & info, const uint8_t participant_guid[16], rmw_message_info_t * out)
+void fill_message_info(const HddsSampleInfo & info, rmw_message_info_t * out)
 {
   out->source_timestamp = info.source_timestamp_ns;
   out->received_timestamp = info.reception_timestamp_ns;
   out->publication_sequence_number = static_cast<uint64_t>(info.sequence_number);
   out->reception_sequence_number = RMW_MESSAGE_INFO_SEQUENCE_NUMBER_UNSUPPORTED;
   out->publisher_gid = gid_from_guid(info.writer_guid);
-  out->from_intra_process = same_participant(info.writer_guid, participant_guid);
+  out->from_intra_process = false;
 }
 
 Subscription::Subscription(
@@ -176,7 +175,7 @@ rmw_ret_t Subscription::read_sample(
       RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
       return RMW_RET_ERROR;
     }
-    fill_message_info(si, node_.context().guid(), info);
+    fill_message_info(si, info);
   }
   return RMW_RET_OK;
 }
@@ -255,7 +254,7 @@ rmw_ret_t Subscription::take_serialized(
       RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
       return RMW_RET_ERROR;
     }
-    fill_message_info(si, node_.context().guid(), info);
+    fill_message_info(si, info);
   }
   *taken = true;
   return RMW_RET_OK;
@@ -312,18 +311,20 @@ rmw_ret_t Subscription::set_on_new_message_callback(
       return RMW_RET_ERROR;
     }
     listening_ = true;
-  }
-  callback_ = callback;
-  callback_user_data_ = user_data;
-  if (callback != nullptr) {
+    // What arrived before the listener existed is reported once, like what arrives while no
+    // callback is set (a sample arriving meanwhile can be counted twice, never missed).
     size_t unread = 0;
     if (hdds_reader_unread_count(reader_.get(), &unread) != HDDS_RET_OK) {
       RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
       return RMW_RET_ERROR;
     }
-    if (unread > 0) {
-      callback(user_data, unread);
-    }
+    unreported_ = unread;
+  }
+  callback_ = callback;
+  callback_user_data_ = user_data;
+  if (callback != nullptr && unreported_ > 0) {
+    callback(user_data, unreported_);
+    unreported_ = 0;
   }
   return RMW_RET_OK;
 }
@@ -336,6 +337,8 @@ void Subscription::on_data(const void * user, size_t count)
       std::lock_guard<std::mutex> lock(self->mutex_);
       if (self->callback_ != nullptr) {
         self->callback_(self->callback_user_data_, count);
+      } else {
+        self->unreported_ += count;
       }
     });
 }

@@ -31,9 +31,10 @@ class Node;
 
 // Message info from the engine's sample info (used by services for their requests too):
 // timestamps, the publication sequence number, the 24-byte publisher gid holding the writer's
-// GUID, from_intra_process when the writer belongs to `participant_guid`.
-void fill_message_info(
-  const HddsSampleInfo & info, const uint8_t participant_guid[16], rmw_message_info_t * out);
+// GUID. from_intra_process is always false: in ROS 2 it means "delivered by rclcpp's
+// intra-process manager" (rclcpp sets it there, and resets it before taking from the RMW), and a
+// sample the RMW delivers, even from a writer of the same participant, did not come that way.
+void fill_message_info(const HddsSampleInfo & info, rmw_message_info_t * out);
 
 class Subscription
 {
@@ -106,6 +107,9 @@ private:
   rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_
   const void * callback_user_data_ = nullptr;  // guarded by mutex_
   bool listening_ = false;  // guarded by mutex_
+  // Samples no callback has been told about (each is reported once: rclcpp sets a callback
+  // twice in a row and counts what it is told).
+  size_t unreported_ = 0;  // guarded by mutex_
 
   mutable std::mutex filter_mutex_;
   // The engine reader calls filter_->matches_serialized, one call at a time.
