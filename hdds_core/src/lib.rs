@@ -21,6 +21,7 @@ pub mod wire;
 
 pub use error::{Error, Result};
 pub use qos::Qos;
+pub use rtps::ReassemblyLimits;
 pub use runtime::{
     DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, InstanceState, KeyHash,
     KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample,

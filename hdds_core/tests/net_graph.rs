@@ -21,7 +21,7 @@ fn recorder() -> (Events, DiscoveryListener) {
 }
 
 fn participant(domain_id: u32, user_data: &[u8], tag: &str, lease: Option<Duration>) -> Participant {
-    let cfg = ParticipantConfig { domain_id, user_data: user_data.to_vec() };
+    let cfg = ParticipantConfig { domain_id, user_data: user_data.to_vec(), ..Default::default() };
     net_participant_with(cfg, |c| {
         c.domain_tag.push_str(tag);
         if let Some(l) = lease {
@@ -139,7 +139,12 @@ fn a_lost_participant_takes_its_endpoints_first() {
 #[test]
 fn same_process_participants_see_each_other_and_ignore_local_works() {
     // Same-process participants on the TopicMerger path: no network needed.
-    let a = Participant::new(ParticipantConfig { domain_id: 143, user_data: b"enclave=/x;".to_vec() }).unwrap();
+    let a = Participant::new(ParticipantConfig {
+        domain_id: 143,
+        user_data: b"enclave=/x;".to_vec(),
+        ..Default::default()
+    })
+    .unwrap();
     let (events, listener) = recorder();
     a.set_discovery_listener(Some(listener));
     let b = Participant::new(ParticipantConfig { domain_id: 143, ..Default::default() }).unwrap();

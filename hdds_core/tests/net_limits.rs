@@ -6,7 +6,8 @@ mod net_support;
 
 use std::time::Duration;
 
-use hdds_core::{NetworkConfig, Qos};
+use hdds_core::qos::Reliability;
+use hdds_core::{NetworkConfig, Qos, ReassemblyLimits};
 use net_support::{net_participant, wait_until};
 
 const T: &str = "hdds::test::Bytes_";
@@ -56,6 +57,27 @@ fn endpoints_beyond_the_cap_are_dropped_and_counted() {
 }
 
 #[test]
+fn fragmented_samples_beyond_the_reassembly_limits_are_dropped_and_counted() {
+    // Best effort: a reliable writer would send the refused sample again and again.
+    let limits = ReassemblyLimits { max_sample_size: 100_000, ..ReassemblyLimits::default() };
+    let a = net_participant(173, |c| c.reassembly = limits);
+    let b = net_participant(173, |_| {});
+    let q = Qos { reliability: Reliability::BestEffort, ..Qos::default() };
+    let r = a.create_reader("t/frag", T, q).unwrap();
+    let w = b.create_writer("t/frag", T, q).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || w.matched_reader_count() == 1 && r.matched_writer_count() == 1));
+    let big = vec![7u8; 200_000];
+    let fits = vec![9u8; 50_000];
+    w.write(&big).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || a.network_stats().unwrap().fragments_over_limit >= 1));
+    w.write(&fits).unwrap();
+    assert!(r.wait_for_data(Duration::from_secs(5)), "a sample within the limits still arrives");
+    assert_eq!(r.take().unwrap().data.len(), 50_000);
+    assert!(r.take().is_none(), "the 200 kB sample was not delivered");
+    assert_eq!(a.network_stats().unwrap().fragments_over_limit, 1, "counted once, not per fragment");
+}
+
+#[test]
 fn a_cap_of_zero_is_refused_with_a_reason() {
     let cfg = NetworkConfig { max_remote_endpoints: 0, ..NetworkConfig::localhost() };
     let err = hdds_core::Participant::with_network(
@@ -65,4 +87,15 @@ fn a_cap_of_zero_is_refused_with_a_reason() {
     .err()
     .expect("a cap of zero is refused");
     assert!(err.message().contains("max_remote_endpoints"), "{err}");
+    let cfg = NetworkConfig {
+        reassembly: ReassemblyLimits { max_per_writer: 0, ..ReassemblyLimits::default() },
+        ..NetworkConfig::localhost()
+    };
+    let err = hdds_core::Participant::with_network(
+        hdds_core::ParticipantConfig { domain_id: 172, ..Default::default() },
+        cfg,
+    )
+    .err()
+    .expect("a reassembly limit of zero is refused");
+    assert!(err.message().contains("reassembly"), "{err}");
 }

@@ -1,6 +1,7 @@
 //! Shared memory between two processes: this test binary starts itself as the publisher
-//! (`child_publisher`, ignored when run directly) and subscribes in the test process. Loopback only,
-//! a domain tag of the parent's own, every wait bounded; a child never outlives its test.
+//! (`child_publisher`, ignored when run directly) and subscribes in the test process, or as a
+//! subscriber (`child_subscriber`) of a writer in the test process. Loopback only, a domain tag of
+//! the parent's own, every wait bounded; a child never outlives its test.
 
 mod net_support;
 
@@ -20,11 +21,16 @@ fn keep_all() -> Qos {
     Qos { history: History::KeepAll, max_blocking_time: Duration::from_secs(5), ..Qos::default() }
 }
 
-/// Both sides: shared memory on, quick announcements, and a short lease so that a killed peer is
-/// noticed within a second or two.
+/// Both sides: shared memory on, quick announcements (net_participant). The publisher that the
+/// kill test kills announces a 1 s lease, so that it is noticed gone within a second or two; the
+/// others keep the default: on a loaded machine (load 30-40 seen) a 1 s lease ran out in the middle
+/// of an 80 MiB burst.
 fn tweak(c: &mut NetworkConfig) {
     c.shared_memory = SharedMemoryConfig::default();
-    c.lease_duration = Duration::from_secs(1);
+}
+
+fn udp_only(c: &mut NetworkConfig) {
+    c.shared_memory = SharedMemoryConfig::disabled();
 }
 
 fn payload(i: u32, len: usize) -> Vec<u8> {
@@ -47,9 +53,16 @@ fn child_publisher() {
     let Ok(mode) = std::env::var("HDDS_SHM_CHILD") else { return };
     let domain: u32 = std::env::var("HDDS_SHM_DOMAIN").unwrap().parse().unwrap();
     let tag = std::env::var("HDDS_SHM_TAG").unwrap();
+    let shm_off = std::env::var("HDDS_SHM_OFF").is_ok();
     let p = net_participant(domain, |c| {
         tweak(c);
         c.domain_tag = tag;
+        if shm_off {
+            udp_only(c);
+        }
+        if mode == "stream" {
+            c.lease_duration = Duration::from_secs(1);
+        }
     });
     let small = p.create_writer("t/small", T, keep_all()).unwrap();
     assert!(wait_until(Duration::from_secs(10), || small.matched_reader_count() == 1), "no subscriber");
@@ -95,14 +108,44 @@ fn child_publisher() {
     }
 }
 
-/// A child publisher, killed if the test ends without waiting for it.
+/// The subscriber process: takes `HDDS_SHM_CHILD_SUB` samples of 2000 bytes from `t/all`
+/// (KEEP_ALL), checks they are 1..=n in order and intact and that nothing comes twice, and prints
+/// how many came through shared memory.
+#[test]
+#[ignore = "the subscriber process that the other tests of this file start"]
+fn child_subscriber() {
+    let Ok(n) = std::env::var("HDDS_SHM_CHILD_SUB") else { return };
+    let n: usize = n.parse().unwrap();
+    let domain: u32 = std::env::var("HDDS_SHM_DOMAIN").unwrap().parse().unwrap();
+    let tag = std::env::var("HDDS_SHM_TAG").unwrap();
+    let p = net_participant(domain, |c| {
+        tweak(c);
+        c.domain_tag = tag;
+    });
+    let r = p.create_reader("t/all", T, keep_all()).unwrap();
+    let got = take_n(&r, n, Duration::from_secs(30));
+    assert_eq!(got.len(), n, "every sample arrives");
+    for (i, s) in got.iter().enumerate() {
+        assert_eq!(s.info.sequence_number, i as i64 + 1);
+        assert!(s.data[..] == payload(i as u32, 2000)[..], "sample {i} intact");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(r.take().is_none(), "nothing twice");
+    println!("CHILD-SUB got={} shm_read={}", got.len(), p.network_stats().unwrap().shm_samples_read);
+}
+
+/// A child process (publisher or subscriber), killed if the test ends without waiting for it.
 struct Publisher(Child);
 
 impl Publisher {
     fn start(mode: &str, domain: u32) -> Publisher {
+        Self::spawn("child_publisher", domain, &[("HDDS_SHM_CHILD", mode)])
+    }
+
+    fn spawn(test: &str, domain: u32, env: &[(&str, &str)]) -> Publisher {
         let child = Command::new(std::env::current_exe().unwrap())
-            .args(["child_publisher", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-            .env("HDDS_SHM_CHILD", mode)
+            .args([test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .envs(env.iter().copied())
             .env("HDDS_SHM_DOMAIN", domain.to_string())
             .env("HDDS_SHM_TAG", tag())
             .stdout(Stdio::piped())
@@ -173,7 +216,46 @@ fn two_processes_exchange_64_b_and_16_mib_samples_through_shared_memory() {
     let small = p.create_reader("t/small", T, keep_all()).unwrap();
     let big = p.create_reader("t/big", T, keep_all()).unwrap();
     let child = Publisher::start("burst", 170);
-    let got = take_n(&small, 1000, Duration::from_secs(30));
+    let got = take_burst(&small, &big);
+    let out = child.finish(Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(small.take().is_none() && big.take().is_none(), "nothing twice");
+    // Every sample came through shared memory, and the UDP traffic was discovery only.
+    let s = p.network_stats().unwrap();
+    assert_eq!(s.shm_samples_read, got as u64);
+    let sent = child_udp_bytes(&out);
+    // Discovery and heartbeats only: about 50 kB when the machine is idle, more when a slow run
+    // lasts more announcement periods; the samples are 80 MiB.
+    assert!(sent < 1 << 20, "the publisher sent {sent} UDP bytes while writing 64 KB + 80 MiB of samples");
+}
+
+#[test]
+fn two_processes_with_shared_memory_off_exchange_the_same_over_udp() {
+    let p = net_participant(173, |c| {
+        tweak(c);
+        udp_only(c);
+    });
+    let small = p.create_reader("t/small", T, keep_all()).unwrap();
+    let big = p.create_reader("t/big", T, keep_all()).unwrap();
+    let child = Publisher::spawn("child_publisher", 173, &[("HDDS_SHM_CHILD", "burst"), ("HDDS_SHM_OFF", "1")]);
+    take_burst(&small, &big);
+    let out = child.finish(Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(small.take().is_none() && big.take().is_none(), "nothing twice");
+    assert_eq!(p.network_stats().unwrap().shm_samples_read, 0);
+    let sent = child_udp_bytes(&out);
+    assert!(sent > 80 << 20, "the samples went over UDP: {sent} bytes");
+}
+
+/// The publisher's UDP bytes while it wrote, from its `CHILD-STATS` line.
+fn child_udp_bytes(out: &str) -> u64 {
+    let line = out.lines().find(|l| l.contains("CHILD-STATS")).unwrap_or_else(|| panic!("no statistics in {out:?}"));
+    line.split("bytes_sent=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+}
+
+/// Takes the `burst` child's 1000 small and 5 big samples and checks them; returns how many.
+fn take_burst(small: &Reader, big: &Reader) -> usize {
+    let got = take_n(small, 1000, Duration::from_secs(30));
     assert_eq!(got.len(), 1000);
     for (i, s) in got.iter().enumerate() {
         assert!(s.data[..] == payload(i as u32, SMALL)[..], "small sample {i}");
@@ -182,21 +264,46 @@ fn two_processes_exchange_64_b_and_16_mib_samples_through_shared_memory() {
     let mut bigs = Vec::new();
     let end = Instant::now() + Duration::from_secs(30);
     while bigs.len() < 5 && Instant::now() < end {
-        bigs.extend(take_n(&big, 1, Duration::from_millis(100)));
+        bigs.extend(take_n(big, 1, Duration::from_millis(100)));
     }
     assert_eq!(bigs.len(), 5);
     for (i, s) in bigs.iter().enumerate() {
         assert!(s.data[..] == payload(i as u32, BIG)[..], "big sample {i}");
+        assert_eq!(s.info.sequence_number, i as i64 + 1);
+    }
+    got.len() + bigs.len()
+}
+
+#[test]
+fn one_writer_serves_same_process_other_process_and_udp_readers_each_once() {
+    // `a` serves `local` without sockets, the child process through shared memory, and `c`
+    // (shared memory off, as a participant on another host would be) over UDP.
+    let a = subscriber(174);
+    let c = net_participant(174, |c| {
+        tweak(c);
+        c.shared_memory = SharedMemoryConfig::disabled();
+    });
+    let w = a.create_writer("t/all", T, keep_all()).unwrap();
+    let local = a.create_reader("t/all", T, keep_all()).unwrap();
+    let udp = c.create_reader("t/all", T, keep_all()).unwrap();
+    let child = Publisher::spawn("child_subscriber", 174, &[("HDDS_SHM_CHILD_SUB", "200")]);
+    assert!(wait_until(Duration::from_secs(10), || w.matched_reader_count() == 3), "three readers");
+    for i in 0..200 {
+        w.write(&payload(i, 2000)).unwrap();
+    }
+    for (name, r) in [("local", &local), ("udp", &udp)] {
+        let got = take_n(r, 200, Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(r.take().is_none(), "{name}: nothing twice");
+        assert_eq!(got.iter().map(|s| s.info.sequence_number).collect::<Vec<_>>(), (1..=200).collect::<Vec<_>>());
     }
     let out = child.finish(Duration::from_secs(30));
-    std::thread::sleep(Duration::from_millis(50));
-    assert!(small.take().is_none() && big.take().is_none(), "nothing twice");
-    // Every sample came through shared memory, and the UDP traffic was discovery only.
-    let s = p.network_stats().unwrap();
-    assert_eq!(s.shm_samples_read, 1005);
-    let line = out.lines().find(|l| l.contains("CHILD-STATS")).unwrap_or_else(|| panic!("no statistics in {out:?}"));
-    let sent: u64 = line.split("bytes_sent=").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-    assert!(sent < 100_000, "the publisher sent {sent} UDP bytes while writing 64 KB + 80 MiB of samples");
+    assert!(
+        out.contains("CHILD-SUB got=200 shm_read=200"),
+        "the other process read all 200 through shared memory: {out}"
+    );
+    assert_eq!(c.network_stats().unwrap().shm_samples_read, 0);
+    assert_eq!(a.network_stats().unwrap().shm_samples_written, 200, "the ring carried each sample once");
 }
 
 #[test]

@@ -9,6 +9,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod condition;
+pub mod config;
 pub mod discovery;
 pub mod endpoint;
 pub mod filter;
@@ -18,7 +19,6 @@ pub mod qos;
 pub mod ret;
 pub mod sample;
 pub mod status;
-pub mod transport_env;
 pub mod waitset;
 
 pub use condition::HddsGuardCondition;

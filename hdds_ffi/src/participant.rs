@@ -11,15 +11,18 @@ pub struct HddsParticipant {
     pub(crate) inner: Participant,
 }
 
-/// Creates a participant in `domain_id` (0..232) and stores its handle in *out.
-/// Thread-safe.
+/// Creates a participant in `domain_id` (0..232), reaching this process's participants only, and
+/// stores its handle in *out. HDDS_CONFIG and HDDS_TRANSPORT are read as for
+/// hdds_participant_create_with_config. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_participant_create(domain_id: u32, out_participant: *mut *mut HddsParticipant) -> HddsRet {
     guard("hdds_participant_create", || {
         if out_participant.is_null() {
             return Err(hdds_core::Error::bad_argument("out_participant is NULL"));
         }
-        let p = Participant::new(ParticipantConfig { domain_id, ..Default::default() })?;
+        let mut pc = ParticipantConfig { domain_id, ..Default::default() };
+        crate::config::from_env()?.apply(&mut pc, None)?;
+        let p = Participant::new(pc)?;
         out(out_participant, "out_participant", Box::into_raw(Box::new(HddsParticipant { inner: p })))
     })
 }
@@ -63,9 +66,12 @@ pub extern "C" fn hdds_participant_config_default(config: *mut HddsParticipantCo
 
 /// Creates a participant as *config says and stores its handle in *out_participant. With the
 /// network on, this opens the sockets and starts the participant's threads; it fails with
-/// HDDS_RET_ERROR (and a message naming the cause) when no socket can be opened. HDDS_TRANSPORT
-/// (a comma-separated list of intra, shm, udp; unset: all) says which paths user data may take; a
-/// value it cannot honour is HDDS_RET_BAD_ARGUMENT with a message. Thread-safe.
+/// HDDS_RET_ERROR (and a message naming the cause) when no socket can be opened. The file named by
+/// HDDS_CONFIG (shared-memory sizes, transports, limits; README.md lists its keys) is read here, and
+/// HDDS_TRANSPORT (a comma-separated list of intra, shm, udp; unset: all, or the file's
+/// `transport`) says which paths user data may take. A file that cannot be read, a key or value it
+/// does not know, or transports the participant cannot work with are HDDS_RET_BAD_ARGUMENT with a
+/// message naming the file, line and key. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_participant_create_with_config(
     config: *const HddsParticipantConfig,
@@ -77,13 +83,11 @@ pub extern "C" fn hdds_participant_create_with_config(
             return Err(hdds_core::Error::bad_argument("out_participant is NULL"));
         }
         let user_data = bytes_or_empty(c.user_data, c.user_data_len, "config->user_data")?.to_vec();
-        let pc = ParticipantConfig { domain_id: c.domain_id, user_data };
-        let transports = crate::transport_env::from_env()?;
-        transports.check(c.network)?;
+        let mut pc = ParticipantConfig { domain_id: c.domain_id, user_data, ..Default::default() };
+        let settings = crate::config::from_env()?;
         let p = if c.network {
             let mut net = if c.localhost_only { NetworkConfig::localhost() } else { NetworkConfig::default() };
-            net.intra_process = transports.intra;
-            net.shared_memory.enabled = transports.shm;
+            settings.apply(&mut pc, Some(&mut net))?;
             if !c.domain_tag.is_null() {
                 net.domain_tag = crate::ret::str_arg(c.domain_tag, "config->domain_tag")?.to_owned();
             }
@@ -95,6 +99,7 @@ pub extern "C" fn hdds_participant_create_with_config(
                      network",
                 ));
             }
+            settings.apply(&mut pc, None)?;
             Participant::new(pc)?
         };
         out(out_participant, "out_participant", Box::into_raw(Box::new(HddsParticipant { inner: p })))

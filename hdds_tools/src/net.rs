@@ -68,7 +68,10 @@ impl NetOpts {
     /// A participant with `config` (made from [`NetOpts::network_config`] and adjusted) and
     /// USER_DATA `user_data`.
     pub fn participant_with(&self, config: NetworkConfig, user_data: Vec<u8>) -> Participant {
-        Participant::with_network(ParticipantConfig { domain_id: self.domain_id, user_data }, config)
-            .unwrap_or_else(|e| usage_error(&e.to_string()))
+        Participant::with_network(
+            ParticipantConfig { domain_id: self.domain_id, user_data, ..Default::default() },
+            config,
+        )
+        .unwrap_or_else(|e| usage_error(&e.to_string()))
     }
 }

@@ -110,6 +110,11 @@ impl BestEffortReader {
         self.deliver(writer, sn, *meta, Arc::from(data), out);
     }
 
+    /// Samples given up by reassembly for its limits ([`super::ReassemblyLimits`]).
+    pub fn reassembly_over_limit(&self) -> u64 {
+        self.reassembler.over_limit()
+    }
+
     pub fn on_data_frag(
         &mut self,
         now: Instant,

@@ -73,15 +73,23 @@ pub fn data_frags(
 pub struct ReassemblyLimits {
     /// The largest sample accepted; larger ones are rejected before anything is allocated.
     pub max_sample_size: usize,
-    /// How many samples may be partially received at once.
+    /// How many samples may be partially received at once (by one reader, from all its writers).
     pub max_concurrent: usize,
+    /// How many of them may come from one writer: a writer that floods fragments of many samples
+    /// cannot push out the samples of the reader's other writers.
+    pub max_per_writer: usize,
     /// The bytes all partial samples together may occupy.
     pub max_total_bytes: usize,
 }
 
 impl Default for ReassemblyLimits {
     fn default() -> Self {
-        ReassemblyLimits { max_sample_size: 64 << 20, max_concurrent: 32, max_total_bytes: 256 << 20 }
+        ReassemblyLimits {
+            max_sample_size: 64 << 20,
+            max_concurrent: 32,
+            max_per_writer: 16,
+            max_total_bytes: 256 << 20,
+        }
     }
 }
 
@@ -156,6 +164,10 @@ pub struct Reassembler {
     spare_bits: Vec<Vec<u64>>,
     total_bytes: usize,
     stamp: u64,
+    /// Samples given up for the limits: refused, or evicted to make room for another.
+    over_limit: u64,
+    /// The sample refused last: its further fragments are refused without being counted again.
+    last_refused: Option<(Guid, i64)>,
 }
 
 /// Tolerated trailing bytes after the last fragment: submessage padding to a 4-byte boundary that a
@@ -164,7 +176,16 @@ const MAX_PADDING: usize = 3;
 
 impl Reassembler {
     pub fn new(limits: ReassemblyLimits, policy: EvictPolicy) -> Self {
-        Reassembler { limits, policy, partials: Vec::new(), spare_bits: Vec::new(), total_bytes: 0, stamp: 0 }
+        Reassembler {
+            limits,
+            policy,
+            partials: Vec::new(),
+            spare_bits: Vec::new(),
+            total_bytes: 0,
+            stamp: 0,
+            over_limit: 0,
+            last_refused: None,
+        }
     }
 
     /// How many samples are partially received.
@@ -178,6 +199,11 @@ impl Reassembler {
 
     fn find(&self, writer: Guid, sn: i64) -> Option<usize> {
         self.partials.iter().position(|p| p.writer == writer && p.sn == sn)
+    }
+
+    /// Samples given up for the limits so far (too large, no room, or evicted for another).
+    pub fn over_limit(&self) -> u64 {
+        self.over_limit
     }
 
     pub fn contains(&self, writer: Guid, sn: i64) -> bool {
@@ -199,6 +225,7 @@ impl Reassembler {
             return reject(FragReject::ZeroSampleSize);
         }
         if size > self.limits.max_sample_size as u64 {
+            self.refused(writer, h.sn);
             return reject(FragReject::SampleTooLarge);
         }
         let total = size.div_ceil(fs);
@@ -222,7 +249,10 @@ impl Reassembler {
             }
             None => match self.start(writer, h, meta, total as u32) {
                 Some(i) => i,
-                None => return reject(FragReject::NoRoom),
+                None => {
+                    self.refused(writer, h.sn);
+                    return reject(FragReject::NoRoom);
+                }
             },
         };
         let p = &mut self.partials[i];
@@ -268,25 +298,41 @@ impl Reassembler {
         FragOutcome::Complete { meta: p.meta, payload }
     }
 
+    /// Counts a sample refused for the limits, once however many of its fragments come.
+    fn refused(&mut self, writer: Guid, sn: i64) {
+        if self.last_refused != Some((writer, sn)) {
+            self.last_refused = Some((writer, sn));
+            self.over_limit += 1;
+        }
+    }
+
     /// Makes room under the limits and starts a partial sample; `None` when this one gives way.
+    /// A writer at its own limit gives way among its own samples; otherwise all compete.
     fn start(&mut self, writer: Guid, h: &FragmentHeader, meta: &SampleMeta, total: u32) -> Option<usize> {
         let size = h.sample_size as usize;
-        if size > self.limits.max_total_bytes || self.limits.max_concurrent == 0 {
+        let l = self.limits;
+        if size > l.max_total_bytes || l.max_concurrent == 0 || l.max_per_writer == 0 {
             return None;
         }
-        while self.partials.len() >= self.limits.max_concurrent || self.total_bytes + size > self.limits.max_total_bytes
-        {
+        loop {
+            let own = self.partials.iter().filter(|p| p.writer == writer).count();
+            let writer_full = own >= l.max_per_writer;
+            if !writer_full && self.partials.len() < l.max_concurrent && self.total_bytes + size <= l.max_total_bytes {
+                break;
+            }
+            let candidates = self.partials.iter().enumerate().filter(|(_, p)| !writer_full || p.writer == writer);
             let victim = match self.policy {
                 EvictPolicy::DropNewest => {
-                    let (i, p) = self.partials.iter().enumerate().max_by_key(|(_, p)| p.sn)?;
+                    let (i, p) = candidates.max_by_key(|(_, p)| p.sn)?;
                     if p.sn <= h.sn {
                         return None;
                     }
                     i
                 }
-                EvictPolicy::DropOldest => self.partials.iter().enumerate().min_by_key(|(_, p)| p.stamp)?.0,
+                EvictPolicy::DropOldest => candidates.min_by_key(|(_, p)| p.stamp)?.0,
             };
             self.remove_at(victim);
+            self.over_limit += 1;
         }
         let mut bits = self.spare_bits.pop().unwrap_or_default();
         bits.clear();
@@ -369,7 +415,7 @@ mod tests {
     }
 
     fn limits() -> ReassemblyLimits {
-        ReassemblyLimits { max_sample_size: 1000, max_concurrent: 2, max_total_bytes: 1500 }
+        ReassemblyLimits { max_sample_size: 1000, max_concurrent: 2, max_per_writer: 2, max_total_bytes: 1500 }
     }
 
     const W: Guid = Guid::UNKNOWN;
@@ -475,5 +521,33 @@ mod tests {
         let mut sns: Vec<i64> = r.partial_sns(W).collect();
         sns.sort();
         assert_eq!(sns, vec![2, 3]);
+        assert_eq!(r.over_limit(), 1);
+    }
+
+    #[test]
+    fn one_writer_cannot_push_out_the_others() {
+        let limits = ReassemblyLimits { max_concurrent: 4, max_per_writer: 2, max_total_bytes: 10_000, ..limits() };
+        let other = Guid::new(crate::wire::GuidPrefix([1; 12]), crate::wire::EntityId::UNKNOWN);
+        let mut r = Reassembler::new(limits, EvictPolicy::DropOldest);
+        let m = SampleMeta::default();
+        assert_eq!(r.add(other, &hdr(1, 1, 100, 300), &m, &[0; 100]), FragOutcome::Incomplete);
+        for sn in 1..=10 {
+            assert_eq!(r.add(W, &hdr(sn, 1, 100, 300), &m, &[0; 100]), FragOutcome::Incomplete);
+        }
+        assert_eq!(r.partial_sns(other).collect::<Vec<_>>(), vec![1], "the other writer's sample stays");
+        let mut sns: Vec<i64> = r.partial_sns(W).collect();
+        sns.sort();
+        assert_eq!(sns, vec![9, 10]);
+        assert_eq!(r.over_limit(), 8);
+        // Reliable readers keep the flooding writer's lowest SNs, and refuse the rest.
+        let mut r = Reassembler::new(limits, EvictPolicy::DropNewest);
+        for sn in 1..=5 {
+            r.add(W, &hdr(sn, 1, 100, 300), &m, &[0; 100]);
+            r.add(W, &hdr(sn, 2, 100, 300), &m, &[0; 100]);
+        }
+        let mut sns: Vec<i64> = r.partial_sns(W).collect();
+        sns.sort();
+        assert_eq!(sns, vec![1, 2]);
+        assert_eq!(r.over_limit(), 3);
     }
 }

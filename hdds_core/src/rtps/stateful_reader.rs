@@ -142,6 +142,11 @@ impl StatefulReader {
         self.store(i, sn, meta, || Arc::from(data), out);
     }
 
+    /// Samples given up by reassembly for its limits ([`super::ReassemblyLimits`]).
+    pub fn reassembly_over_limit(&self) -> u64 {
+        self.reassembler.over_limit()
+    }
+
     /// A DATA_FRAG; the sample is delivered (in order) when its last fragment is in.
     pub fn on_data_frag(
         &mut self,

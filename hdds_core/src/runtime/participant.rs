@@ -21,12 +21,42 @@ use crate::wire::{EntityId, EntityKind, Guid, GuidPrefix, VENDOR_ID_HDDS};
 /// What every participant needs. The network side is a separate [`NetworkConfig`], given to
 /// [`Participant::with_network`]: hdds_ffi builds this struct by its fields, and a participant
 /// without network needs none of those settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ParticipantConfig {
     pub domain_id: u32,
     /// USER_DATA: announced in SPDP (PID_USER_DATA) and reported in discovery events. ROS puts
     /// `enclave=<path>;` there.
     pub user_data: Vec<u8>,
+    /// The history cap of KEEP_ALL endpoints (DDS's RESOURCE_LIMITS max_samples, which the QoS
+    /// does not carry): a reliable KEEP_ALL writer holds at most this many samples not yet
+    /// acknowledged (one more write blocks up to max_blocking_time, then times out), a
+    /// TRANSIENT_LOCAL KEEP_ALL writer replays at most this many to late joiners, and a KEEP_ALL
+    /// reader served through shared memory leaves samples in the writer's ring (so that the writer
+    /// blocks) once it holds this many untaken.
+    pub keep_all_max_samples: usize,
+}
+
+impl Default for ParticipantConfig {
+    fn default() -> Self {
+        ParticipantConfig {
+            domain_id: 0,
+            user_data: Vec::new(),
+            keep_all_max_samples: crate::runtime::writer::KEEP_ALL_MAX_SAMPLES,
+        }
+    }
+}
+
+impl ParticipantConfig {
+    fn check(&self) -> Result<()> {
+        // The domain's ports must exist even before the network path uses them.
+        crate::discovery::ports::spdp_multicast_port(self.domain_id)?;
+        if self.keep_all_max_samples == 0 {
+            return Err(Error::bad_argument(
+                "keep_all_max_samples is 0: a KEEP_ALL writer could never write; use at least 1",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What a writer or reader has besides its topic, type and QoS.
@@ -56,6 +86,7 @@ pub(crate) struct ParticipantInner {
     net: Option<Arc<Network>>,
     intra_process: bool,
     graph: Arc<Graph>,
+    pub(crate) keep_all_max_samples: usize,
 }
 
 impl Drop for ParticipantInner {
@@ -71,8 +102,7 @@ impl Drop for ParticipantInner {
 impl Participant {
     /// A participant that reaches the other participants of this process only.
     pub fn new(config: ParticipantConfig) -> Result<Participant> {
-        // The domain's ports must exist even before the network path uses them.
-        crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
+        config.check()?;
         let prefix = guid_gen::new_prefix();
         Ok(Participant {
             inner: Arc::new(ParticipantInner {
@@ -82,6 +112,7 @@ impl Participant {
                 net: None,
                 intra_process: true,
                 graph: new_graph(&config, prefix, true),
+                keep_all_max_samples: config.keep_all_max_samples,
             }),
         })
     }
@@ -90,7 +121,7 @@ impl Participant {
     /// threads and announces itself. Dropping the last handle says goodbye (SEDP and SPDP
     /// disposals) and stops the threads.
     pub fn with_network(config: ParticipantConfig, network: NetworkConfig) -> Result<Participant> {
-        crate::discovery::ports::spdp_multicast_port(config.domain_id)?;
+        config.check()?;
         let prefix = guid_gen::new_prefix();
         let graph = new_graph(&config, prefix, network.intra_process);
         let net = match Network::start(config.domain_id, prefix, &network, Arc::clone(&graph)) {
@@ -108,6 +139,7 @@ impl Participant {
                 net: Some(net),
                 intra_process: network.intra_process,
                 graph,
+                keep_all_max_samples: config.keep_all_max_samples,
             }),
         })
     }
@@ -135,6 +167,11 @@ impl Participant {
 
     /// Where this participant's endpoints meet same-process endpoints: the process-wide routes,
     /// or its own only when it opted out of same-process routing with the others.
+    /// The participant's KEEP_ALL history cap ([`ParticipantConfig::keep_all_max_samples`]).
+    pub(crate) fn keep_all_max_samples(&self) -> usize {
+        self.inner.keep_all_max_samples
+    }
+
     pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {
         TopicKey {
             domain_id: self.inner.domain_id,

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -57,6 +57,11 @@ pub(crate) struct ReaderShared {
     /// Not matched with the writers of its own participant.
     pub(crate) ignore_local_participant: bool,
     state: Mutex<ReaderState>,
+    /// The participant's KEEP_ALL history cap ([`crate::ParticipantConfig::keep_all_max_samples`]).
+    pub(crate) keep_all_max: usize,
+    /// Signalled when a KEEP_ALL reader's sample is taken: a same-process writer blocked on its
+    /// full history may go on.
+    room: Condvar,
     /// Signalled whenever a sample is added.
     data_available: Condvar,
     /// The RTPS side, when the participant is on the network.
@@ -77,9 +82,21 @@ pub(crate) struct ReaderShared {
 
 struct ReaderState {
     queue: VecDeque<Sample>,
+    /// The matched writers whose LIFESPAN is finite: a sample of theirs older (by its source
+    /// timestamp) than the lifespan is dropped instead of taken. Empty in the common case.
+    lifespans: Vec<(Guid, i64)>,
     /// Threads in `wait_for_data`: a wake-up notifies the condition variable only when there is
     /// one (a futex wake per sample would otherwise cost a system call per sample).
     waiters: usize,
+}
+
+impl ReaderState {
+    fn expired(&self, s: &Sample, now: time::Timestamp) -> bool {
+        self.lifespans
+            .iter()
+            .find(|(g, _)| *g == s.info.writer_guid)
+            .is_some_and(|(_, ns)| s.info.source_timestamp.saturating_add(*ns) < now)
+    }
 }
 
 impl Reader {
@@ -95,12 +112,16 @@ impl Reader {
         let kind = if keys.is_some() { EntityKind::UserReaderWithKey } else { EntityKind::UserReaderNoKey };
         let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
-        let port = net.as_ref().map(|_| {
+        let port = net.as_ref().map(|n| {
+            let reassembly = n.cfg.reassembly;
             let machine = match qos.reliability {
-                Reliability::Reliable => ReaderMachine::Reliable(StatefulReader::new(ReaderConfig::new(guid))),
-                Reliability::BestEffort => {
-                    ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig::new(guid)))
+                Reliability::Reliable => {
+                    ReaderMachine::Reliable(StatefulReader::new(ReaderConfig { reassembly, ..ReaderConfig::new(guid) }))
                 }
+                Reliability::BestEffort => ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig {
+                    reassembly,
+                    ..BestEffortReaderConfig::new(guid)
+                })),
             };
             Mutex::new(ReaderPort::new(machine))
         });
@@ -112,7 +133,9 @@ impl Reader {
             user_data: Arc::from(&options.user_data[..]),
             partition: options.partition.clone(),
             ignore_local_participant: options.ignore_local_participant,
-            state: Mutex::new(ReaderState { queue: VecDeque::new(), waiters: 0 }),
+            state: Mutex::new(ReaderState { queue: VecDeque::new(), lifespans: Vec::new(), waiters: 0 }),
+            keep_all_max: participant.keep_all_max_samples(),
+            room: Condvar::new(),
             data_available: Condvar::new(),
             port,
             intra_writers: AtomicUsize::new(0),
@@ -159,8 +182,21 @@ impl Reader {
     }
 
     /// Takes the oldest sample, if there is one.
+    /// Samples whose writer's LIFESPAN has passed are dropped on the way.
     pub fn take(&self) -> Option<Sample> {
-        self.shared.lock().queue.pop_front()
+        let mut st = self.shared.lock();
+        let mut s = st.queue.pop_front();
+        if !st.lifespans.is_empty() {
+            let now = time::now();
+            while s.as_ref().is_some_and(|s| st.expired(s, now)) {
+                s = st.queue.pop_front();
+            }
+        }
+        drop(st);
+        if s.is_some() && self.shared.qos.depth().is_none() {
+            self.shared.room.notify_all();
+        }
+        s
     }
 
     /// Waits until a sample is available or `timeout` passes; true when one is available.
@@ -297,6 +333,42 @@ impl ReaderShared {
         self.lock().queue.len()
     }
 
+    /// A writer matched with this reader has this LIFESPAN (its QoS): its samples expire that
+    /// long after their source timestamp ([`Reader::take`] drops them).
+    pub(crate) fn note_writer_lifespan(&self, writer: Guid, lifespan: Duration) {
+        if lifespan == crate::qos::INFINITE {
+            return;
+        }
+        let ns = i64::try_from(lifespan.as_nanos()).unwrap_or(i64::MAX);
+        let mut st = self.lock();
+        st.lifespans.retain(|(g, _)| *g != writer);
+        st.lifespans.push((writer, ns));
+    }
+
+    /// A reliable KEEP_ALL reader holding `keep_all_max` untaken samples: reliable KEEP_ALL
+    /// writers of this process wait for it ([`Self::wait_room`]).
+    pub(crate) fn keeps_all_and_is_full(&self) -> bool {
+        self.qos.reliability == Reliability::Reliable
+            && self.qos.depth().is_none()
+            && self.queue_len() >= self.keep_all_max
+    }
+
+    /// Waits until the history has room or `until` passes; false on time-out.
+    pub(crate) fn wait_room(&self, until: Option<Instant>) -> bool {
+        let mut st = self.lock();
+        while st.queue.len() >= self.keep_all_max {
+            let left = match until {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => left,
+                    _ => return false,
+                },
+                None => Duration::from_secs(3600),
+            };
+            st = self.room.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        true
+    }
+
     /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
     /// when a KEEP_LAST history is full) and wakes the waiters.
     pub(crate) fn deliver(&self, mut sample: Sample) {
@@ -312,6 +384,9 @@ impl ReaderShared {
     /// waiting threads and wait sets are left to [`Self::wake`].
     fn push(&self, sample: Sample) {
         let mut st = self.lock();
+        // A KEEP_ALL history is not capped here: reliable writers of this process and host wait
+        // on a full one instead (Writer::wait_intra_room; the ring left unread). Best-effort
+        // bursts larger than keep_all_max_samples arrive whole, as with Cyclone DDS.
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
         self.events.sample_added();
@@ -425,6 +500,8 @@ impl ReaderShared {
     /// returns the machine's next deadline. The samples it delivers wake nobody: `delivered`
     /// comes back true, and the receive thread calls [`Self::wake`] once it has handled the whole
     /// datagram (one wake-up for a datagram full of samples).
+    // The receive path's per-submessage context, passed as is rather than bundled for one caller.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn net_input(
         &self,
         now: Instant,
@@ -433,9 +510,12 @@ impl ReaderShared {
         input: ReaderInput<'_>,
         out: &mut Outbox,
         delivered: &mut bool,
+        over_limit: &AtomicU64,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
+        let before = p.reassembly_over_limit();
         p.input(now, writer, input, out, |d| *delivered |= self.deliver_remote(d, received));
+        over_limit.fetch_add(p.reassembly_over_limit() - before, Ordering::Relaxed);
         let lost = p.take_lost();
         let next = p.next_deadline();
         drop(p);

@@ -45,8 +45,9 @@ use crate::wire::{EntityId, EntityKind, Guid, Locator};
 mod loan;
 pub use loan::WriterLoan;
 
-/// The most samples a KEEP_ALL writer keeps unacknowledged before a write blocks (DDS's
-/// RESOURCE_LIMITS max_samples, which the engine's QoS does not carry yet).
+/// The default of [`crate::ParticipantConfig::keep_all_max_samples`]: the most samples a KEEP_ALL
+/// writer keeps unacknowledged before a write blocks (DDS's RESOURCE_LIMITS max_samples, which
+/// the engine's QoS does not carry yet).
 pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
 
 pub struct Writer {
@@ -75,6 +76,8 @@ pub(crate) struct WriterShared {
     pub(crate) lease: Option<Lease>,
     /// The ring serving same-host readers of other processes (runtime/net/shm.rs matches them).
     pub(crate) shm: Option<ShmWriter>,
+    /// The participant's KEEP_ALL history cap.
+    keep_all_max: usize,
 }
 
 struct WriterState {
@@ -100,7 +103,7 @@ impl Writer {
         let guid = participant.new_entity_guid(kind)?;
         let net = participant.network().cloned();
         let port = net.as_ref().map(|net| {
-            let mut cfg = WriterConfig::from_qos(guid, &qos, KEEP_ALL_MAX_SAMPLES);
+            let mut cfg = WriterConfig::from_qos(guid, &qos, participant.keep_all_max_samples());
             cfg.heartbeat_period = super::net::IDLE_HEARTBEAT_PERIOD;
             let mut port = WriterPort::new(StatefulWriter::new(cfg, Instant::now()), EntityId::UNKNOWN);
             if net.cfg.write_batching {
@@ -123,6 +126,7 @@ impl Writer {
             deadline: Deadline::new(qos.deadline),
             lease: Lease::new(&qos.liveliness, Instant::now()),
             shm,
+            keep_all_max: participant.keep_all_max_samples(),
         });
         if shared.deadline.is_some() || shared.lease.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -184,6 +188,9 @@ impl Writer {
     /// sample, [`WriterLoan`]).
     fn write_inner(&self, payload: &[u8], options: &WriteOptions, change: WriteChange, in_ring: bool) -> Result<i64> {
         let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+        if self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none() {
+            self.wait_intra_room(blocking_until)?;
+        }
         if let (Some(shm), false) = (&self.shared.shm, in_ring) {
             // Before anything is numbered or sent: a time-out leaves no reader with the sample.
             shm.wait_room(payload.len(), blocking_until)?;
@@ -251,7 +258,8 @@ impl Writer {
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();
-            instances::admit(&mut st.history, keyed, self.shared.qos.depth(), sample);
+            let depth = self.shared.qos.depth().unwrap_or(self.shared.keep_all_max);
+            instances::admit(&mut st.history, keyed, Some(depth), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.next_deadline());
         // A batching writer sends under its lock (see `send_if_batching`), others without it.
@@ -313,6 +321,29 @@ impl Writer {
         &self.shared.events
     }
 
+    /// A reliable KEEP_ALL writer waits, before anything is numbered, while a reliable KEEP_ALL
+    /// reader of this process holds `keep_all_max` untaken samples (the reader's max_samples, as
+    /// a remote reader's ring or acknowledgments make the network paths wait), up to
+    /// max_blocking_time. The writer's lock is not held while waiting: the reader's `take`
+    /// signals its `room` condition variable.
+    fn wait_intra_room(&self, until: Option<Instant>) -> Result<()> {
+        loop {
+            let st = self.shared.lock();
+            let Some(full) = st.matched.iter().find(|r| r.keeps_all_and_is_full()).cloned() else { return Ok(()) };
+            drop(st);
+            if !full.wait_room(until) {
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "write blocked for max_blocking_time ({:?}): reader {} of this process holds {} samples \
+                         it has not taken (its KEEP_ALL history is full)",
+                        self.shared.qos.max_blocking_time, full.guid, self.shared.keep_all_max
+                    ),
+                ));
+            }
+        }
+    }
+
     /// Runs the RTPS write, waiting (without the lock) while a KEEP_ALL history is full.
     fn write_rtps<'a>(
         &'a self,
@@ -351,7 +382,7 @@ impl Writer {
                             format!(
                                 "write blocked for max_blocking_time ({:?}): the KEEP_ALL history holds {} \
                                  samples no reliable reader has acknowledged yet",
-                                self.shared.qos.max_blocking_time, KEEP_ALL_MAX_SAMPLES
+                                self.shared.qos.max_blocking_time, self.shared.keep_all_max
                             ),
                         ));
                     }
@@ -477,6 +508,7 @@ impl WriterShared {
     /// Starts delivering to `reader`; a TRANSIENT_LOCAL reader first gets the kept history, under
     /// the same lock as new writes, so it misses nothing and gets nothing twice.
     pub(crate) fn attach_reader(&self, reader: &Arc<ReaderShared>) {
+        reader.note_writer_lifespan(self.guid, self.qos.lifespan);
         let mut st = self.lock();
         if reader.qos.durability == Durability::TransientLocal {
             for s in &st.history {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::discovery::spdp::HDDS_LEASE_DURATION;
 use crate::error::{Error, Result};
+pub use crate::rtps::ReassemblyLimits;
 pub use crate::transport::shm::SharedMemoryConfig;
 
 /// The network side of a participant; pass it to [`crate::Participant::with_network`].
@@ -58,6 +59,11 @@ pub struct NetworkConfig {
     /// counted ([`super::NetStats::endpoints_over_limit`]); it is taken when its SEDP data comes
     /// again after another endpoint left.
     pub max_remote_endpoints: usize,
+    /// What each reader may hold of samples received in fragments (DATA_FRAG) and not complete
+    /// yet: the largest sample, samples in reassembly in all and per remote writer, bytes. A
+    /// sample beyond them is dropped (a reliable writer sends it again) and counted
+    /// ([`super::NetStats::fragments_over_limit`]).
+    pub reassembly: ReassemblyLimits,
     /// Shared memory with the hdds participants of other processes on this host (on by default;
     /// `transport::shm` describes the path).
     pub shared_memory: SharedMemoryConfig,
@@ -84,6 +90,7 @@ impl Default for NetworkConfig {
             write_batching: false,
             max_remote_participants: DEFAULT_MAX_REMOTE_PARTICIPANTS,
             max_remote_endpoints: DEFAULT_MAX_REMOTE_ENDPOINTS,
+            reassembly: ReassemblyLimits::default(),
             shared_memory: SharedMemoryConfig::default(),
         }
     }
@@ -113,6 +120,7 @@ pub(crate) struct Resolved {
     pub(crate) write_batching: bool,
     pub(crate) max_remote_participants: usize,
     pub(crate) max_remote_endpoints: usize,
+    pub(crate) reassembly: ReassemblyLimits,
     pub(crate) shared_memory: SharedMemoryConfig,
 }
 
@@ -142,6 +150,12 @@ impl NetworkConfig {
                 "max_remote_participants ({}) and max_remote_endpoints ({}) must be at least 1: the participant \
                  would discover nothing",
                 self.max_remote_participants, self.max_remote_endpoints
+            )));
+        }
+        let ra = &self.reassembly;
+        if ra.max_sample_size == 0 || ra.max_concurrent == 0 || ra.max_per_writer == 0 || ra.max_total_bytes == 0 {
+            return Err(Error::bad_argument(format!(
+                "every reassembly limit must be at least 1 (got {ra:?}): no fragmented sample could be received"
             )));
         }
         let interfaces = if !self.interfaces.is_empty() {
@@ -186,6 +200,7 @@ impl NetworkConfig {
             write_batching: self.write_batching,
             max_remote_participants: self.max_remote_participants,
             max_remote_endpoints: self.max_remote_endpoints,
+            reassembly: self.reassembly,
             shared_memory: self.shared_memory,
         })
     }

@@ -262,6 +262,14 @@ impl ReaderPort {
         std::mem::take(&mut self.lost)
     }
 
+    /// Samples the machine's reassembly gave up for its limits, since it started.
+    pub(crate) fn reassembly_over_limit(&self) -> u64 {
+        match &self.rtps {
+            ReaderMachine::Reliable(r) => r.reassembly_over_limit(),
+            ReaderMachine::BestEffort(r) => r.reassembly_over_limit(),
+        }
+    }
+
     pub(crate) fn is_matched(&self, writer: Guid) -> bool {
         self.writers.iter().any(|(g, _)| *g == writer)
     }

@@ -102,6 +102,9 @@ pub struct NetStats {
     pub participants_over_limit: u64,
     /// SEDP data of a new writer or reader dropped because `max_remote_endpoints` were known.
     pub endpoints_over_limit: u64,
+    /// Samples our readers' fragment reassembly gave up for [`NetworkConfig::reassembly`]: too
+    /// large, no room, or evicted for another (a reliable writer sends them again).
+    pub fragments_over_limit: u64,
     /// Shared memory is in use: enabled, and /dev/shm was usable when the participant started.
     pub shm_active: bool,
     /// Samples our writers published into their shared-memory rings.
@@ -142,6 +145,7 @@ pub(crate) struct Counters {
     participants_disposed: AtomicU64,
     participants_over_limit: AtomicU64,
     endpoints_over_limit: AtomicU64,
+    pub(crate) fragments_over_limit: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -353,6 +357,7 @@ impl Network {
             participants_disposed: g(&c.participants_disposed),
             participants_over_limit: g(&c.participants_over_limit),
             endpoints_over_limit: g(&c.endpoints_over_limit),
+            fragments_over_limit: g(&c.fragments_over_limit),
             shm_active: self.shm.is_some(),
             shm_samples_written: s(|c| &c.samples_written),
             shm_samples_read: s(|c| &c.samples_read),

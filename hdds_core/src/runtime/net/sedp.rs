@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::endpoint::{ReaderMachine, ReaderPort, WriterPort};
 use super::send::Outbox;
@@ -337,7 +337,7 @@ impl Network {
         for (g, rw) in db.remote_writers.iter_mut().filter(|(_, w)| w.data.topic_name == data.topic_name) {
             match check_match(&rw.data, &data) {
                 Ok(()) => {
-                    self.match_reader_with(r, now, *g, rw.addr, &mut out);
+                    self.match_reader_with(r, now, (*g, rw.data.qos.lifespan), rw.addr, &mut out);
                     rw.matched.push(r.guid.entity_id);
                 }
                 Err(e) => r.record_mismatch(e),
@@ -348,7 +348,16 @@ impl Network {
         self.flush(&mut out);
     }
 
-    fn match_reader_with(&self, r: &Arc<ReaderShared>, now: Instant, writer: Guid, addr: SocketAddr, out: &mut Outbox) {
+    /// `writer`: its GUID and LIFESPAN.
+    fn match_reader_with(
+        &self,
+        r: &Arc<ReaderShared>,
+        now: Instant,
+        (writer, lifespan): (Guid, Duration),
+        addr: SocketAddr,
+        out: &mut Outbox,
+    ) {
+        r.note_writer_lifespan(writer, lifespan);
         if self.shm_attach(r, writer) {
             return;
         }
@@ -468,7 +477,7 @@ impl Network {
             let Some(r) = read(&self.readers).get(eid).cloned() else { continue };
             match check_match(&w, local) {
                 Ok(()) => {
-                    self.match_reader_with(&r, now, w.guid, addr, out);
+                    self.match_reader_with(&r, now, (w.guid, w.qos.lifespan), addr, out);
                     matched.push(*eid);
                 }
                 Err(e) => r.record_mismatch(e),

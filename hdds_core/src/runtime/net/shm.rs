@@ -30,7 +30,7 @@ use crate::rtps::{Delivery, MatchedReader, SampleMeta};
 use crate::runtime::events::run_listeners;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::status::SAMPLE_LOST;
-use crate::runtime::writer::{WriterShared, KEEP_ALL_MAX_SAMPLES};
+use crate::runtime::writer::WriterShared;
 use crate::transport::shm::doorbell::Doorbell;
 use crate::transport::shm::ring::{ReaderCursor, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
@@ -155,10 +155,10 @@ impl ShmPort {
                     None => continue,
                 },
             };
-            // KEEP_ALL: leave samples in the ring once the reader holds KEEP_ALL_MAX_SAMPLES
+            // KEEP_ALL: leave samples in the ring once the reader holds keep_all_max_samples
             // untaken (DDS's max_samples), so that a reliable KEEP_ALL writer blocks once the ring
             // is full too, instead of the reader's memory growing without bound.
-            let limit = s.reader.qos.depth().is_none().then_some(KEEP_ALL_MAX_SAMPLES);
+            let limit = s.reader.qos.depth().is_none().then_some(s.reader.keep_all_max);
             let mut read = 0;
             loop {
                 if limit.is_some_and(|l| s.reader.queue_len() >= l) {

@@ -36,7 +36,7 @@
 //! as on the other paths. A KEEP_LAST (or best-effort) writer never blocks: when its ring is full
 //! it replaces its oldest sample. A reliable KEEP_ALL writer blocks up to max_blocking_time while
 //! a reliable reader has not taken its samples: the reader's thread stops draining a ring into a
-//! KEEP_ALL reader once that reader holds `KEEP_ALL_MAX_SAMPLES` (1024) untaken samples, so the ring
+//! KEEP_ALL reader once that reader holds `keep_all_max_samples` (1024 by default) untaken samples, so the ring
 //! fills and the writer waits, then fails with a time-out.
 //!
 //! **Cleanup.** A writer removes its ring when deleted, a participant its doorbell. After a crash
