@@ -147,3 +147,39 @@ fn idle_participants_send_only_their_periodic_announcements() {
     );
     assert!(a1 - a0 >= per_window / 2, "a announced itself only {} times", a1 - a0);
 }
+
+/// An announcement of a participant that has just said goodbye (one still in flight when it left)
+/// must not bring it back: it would stay for a whole lease, and a deleted ROS node with it.
+/// (`spdp_both_ways_then_dispose_on_drop` failed now and then on a loaded machine for this.)
+#[test]
+fn a_late_announcement_does_not_bring_back_a_disposed_participant() {
+    use std::net::{Ipv4Addr, UdpSocket};
+
+    use hdds_core::discovery::SpdpParticipantData;
+    use hdds_core::wire::submessage::Data;
+    use hdds_core::wire::{EntityId, Header, Locator, MessageBuilder, SequenceNumber, Submessage};
+
+    let a = net_participant(117, |_| {});
+    let b = net_participant(117, |_| {});
+    let b_prefix = b.guid().prefix;
+    assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().contains(&b.guid())));
+    drop(b);
+    assert!(wait_until(Duration::from_secs(5), || a.discovered_participants().is_empty()));
+    let ignored = a.network_stats().unwrap().ignored_participants;
+
+    // b's announcement, as if it had still been on its way.
+    let a_port = a.network_stats().unwrap().metatraffic_unicast_port;
+    let peer = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let mut spdp = SpdpParticipantData::new(b_prefix, 117);
+    spdp.domain_tag = format!("hdds-test-{}", std::process::id());
+    spdp.metatraffic_unicast_locators = vec![Locator::from_socket_addr(peer.local_addr().unwrap())];
+    let payload = spdp.encode().unwrap();
+    let mut mb = MessageBuilder::new(&Header::ours(b_prefix));
+    let data = Data::new(EntityId::SPDP_READER, EntityId::SPDP_WRITER, SequenceNumber(7), &payload);
+    mb.add_padded(&Submessage::Data(data)).unwrap();
+    peer.send_to(&mb.finish(), (Ipv4Addr::LOCALHOST, a_port)).unwrap();
+
+    assert!(wait_until(Duration::from_secs(5), || a.network_stats().unwrap().ignored_participants > ignored));
+    assert!(a.discovered_participants().is_empty(), "the late announcement brought b back");
+    assert_eq!(a.network_stats().unwrap().participants_disposed, 1);
+}

@@ -91,7 +91,8 @@ pub struct NetStats {
     pub silenced_datagrams: u64,
     /// Datagrams refused because their destination is outside what the mode allows.
     pub refused_destinations: u64,
-    /// Participants ignored: other domain or tag, or in this process (served without sockets).
+    /// Participants ignored: other domain or tag, in this process (served without sockets), or an
+    /// announcement of one that has just said goodbye (still in flight when it left).
     pub ignored_participants: u64,
     pub participants_discovered: u64,
     /// Our announcement sent by unicast to one participant in answer to its own.
@@ -168,6 +169,9 @@ pub(crate) struct Network {
     pub(crate) default_locators: Vec<Locator>,
     pub(crate) spdp: Mutex<spdp::Spdp>,
     pub(crate) participants: RwLock<HashMap<GuidPrefix, Arc<RemoteParticipant>>>,
+    /// Participants that said goodbye, with when (ns since the timer epoch): an announcement of
+    /// theirs still in flight must not bring them back (see `spdp::DISPOSED_MEMORY`).
+    pub(crate) disposed: Mutex<HashMap<GuidPrefix, u64>>,
     pub(crate) builtin: sedp::Builtin,
     /// Our user writers and readers by entity id: where ACKNACKs and directed submessages go, and
     /// what the timer sweeps.
@@ -279,6 +283,7 @@ impl Network {
             default_locators,
             spdp: Mutex::new(spdp),
             participants: RwLock::new(HashMap::new()),
+            disposed: Mutex::new(HashMap::new()),
             builtin: sedp::Builtin::new(prefix, now),
             writers: RwLock::new(HashMap::new()),
             readers: RwLock::new(HashMap::new()),

@@ -42,6 +42,13 @@ const ANSWER_WINDOW: Duration = Duration::from_secs(1);
 /// datagrams). Fast DDS's burst is 100 ms apart, so every announcement of it still gets one.
 const ANSWER_MIN_GAP: Duration = Duration::from_millis(90);
 
+/// How long a participant that said goodbye is remembered. Its announcements may still be in
+/// flight (sent by multicast and unicast, from several threads) when its disposal arrives: without
+/// this, a late one brings it back, and a node deleted a moment ago stays in the ROS graph for a
+/// whole lease. Cyclone DDS keeps deleted participants for the same purpose. A participant never
+/// comes back under the same GUID prefix, so nothing real is refused.
+const DISPOSED_MEMORY: Duration = Duration::from_secs(10);
+
 /// Our SPDP writer and where its announcements go.
 pub(crate) struct Spdp {
     writer: StatelessWriter,
@@ -245,6 +252,7 @@ impl Network {
         match decode_change::<SpdpParticipantData>(d.inline_qos.as_ref(), payload, header) {
             Ok(Change::Alive(p)) => self.participant_alive(p, now, out),
             Ok(Change::NotAlive { guid, .. }) => {
+                self.remember_disposed(guid.prefix, now);
                 if self.remove_participant(guid.prefix, out) {
                     bump(&self.counters.participants_disposed);
                 }
@@ -289,6 +297,10 @@ impl Network {
             }
             return;
         }
+        if self.was_disposed(p.guid_prefix, now) {
+            bump(&self.counters.ignored_participants);
+            return;
+        }
         if read(&self.participants).len() >= self.cfg.max_remote_participants {
             bump(&self.counters.participants_over_limit);
             return;
@@ -319,6 +331,23 @@ impl Network {
         drop(db);
         self.timer.schedule(next);
         self.timer.schedule(expires);
+    }
+
+    /// Remembers a goodbye for [`DISPOSED_MEMORY`]; forgets older ones, and holds at most as many
+    /// as remote participants may be known (a flood of goodbyes cannot grow it without bound).
+    fn remember_disposed(&self, prefix: GuidPrefix, now: Instant) {
+        let t = self.since_epoch(now);
+        let keep = DISPOSED_MEMORY.as_nanos() as u64;
+        let mut d = lock(&self.disposed);
+        d.retain(|_, at| t.saturating_sub(*at) < keep);
+        if d.len() < self.cfg.max_remote_participants {
+            d.insert(prefix, t);
+        }
+    }
+
+    fn was_disposed(&self, prefix: GuidPrefix, now: Instant) -> bool {
+        let keep = DISPOSED_MEMORY.as_nanos() as u64;
+        lock(&self.disposed).get(&prefix).is_some_and(|at| self.since_epoch(now).saturating_sub(*at) < keep)
     }
 
     /// Our latest announcement, by unicast to one participant's metatraffic address.
