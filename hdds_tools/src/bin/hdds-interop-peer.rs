@@ -9,7 +9,6 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -17,29 +16,6 @@ use std::time::{Duration, Instant};
 use hdds_core::qos::{Durability, History, Reliability};
 use hdds_core::{KeyHashFn, NetworkConfig, Participant, ParticipantConfig, Qos, Reader, Writer};
 use hdds_tools::interop::{self, Parsed, PeerOpts, Rx};
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic (async-signal-safe); the sigaction struct is
-        // fully initialised (zeroed, then the handler and an empty mask set) before the call.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
-}
-
-fn stopped() -> bool {
-    STOP.load(Ordering::SeqCst)
-}
 
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
@@ -63,7 +39,7 @@ fn main() -> ExitCode {
         }
         Err(e) => return fail(&format!("{e} (try --help)")),
     };
-    install_signal_handlers();
+    hdds_tools::install_stop_handlers();
     let deadline = Instant::now() + o.timeout;
     let participant = match Participant::with_network(
         ParticipantConfig { domain_id: o.domain, ..Default::default() },
@@ -106,7 +82,7 @@ fn main() -> ExitCode {
 
 /// Sleeps until `until` (or the stop signal), checking the match count on the way.
 fn pause(until: Instant, watch: impl Fn()) {
-    while !stopped() {
+    while !hdds_tools::stopped() {
         watch();
         let now = Instant::now();
         if now >= until {
@@ -122,7 +98,8 @@ fn publisher(o: &PeerOpts, w: &Writer, deadline: Instant) -> u8 {
     let watch = || most.set(most.get().max(w.matched_reader_count()));
     let mut ok = true;
     if o.wait_matched > 0 {
-        while (w.matched_reader_count() as u32) < o.wait_matched && Instant::now() < deadline && !stopped() {
+        while (w.matched_reader_count() as u32) < o.wait_matched && Instant::now() < deadline && !hdds_tools::stopped()
+        {
             watch();
             thread::sleep(Duration::from_millis(5));
         }
@@ -134,7 +111,7 @@ fn publisher(o: &PeerOpts, w: &Writer, deadline: Instant) -> u8 {
     }
     if ok {
         if let Some(path) = &o.start_file {
-            while !std::path::Path::new(path).exists() && Instant::now() < deadline && !stopped() {
+            while !std::path::Path::new(path).exists() && Instant::now() < deadline && !hdds_tools::stopped() {
                 watch();
                 thread::sleep(Duration::from_millis(10));
             }
@@ -151,7 +128,7 @@ fn publisher(o: &PeerOpts, w: &Writer, deadline: Instant) -> u8 {
         let start = Instant::now();
         let mut buf = Vec::new();
         for seq in 1..=o.count {
-            if stopped() || Instant::now() >= deadline {
+            if hdds_tools::stopped() || Instant::now() >= deadline {
                 break;
             }
             let id = o.id_for_seq(seq);
@@ -173,7 +150,7 @@ fn publisher(o: &PeerOpts, w: &Writer, deadline: Instant) -> u8 {
     if o.reliable && written > 0 {
         // In slices, so that a stop signal and the match count are seen.
         acked = false;
-        while !acked && Instant::now() < deadline && !stopped() {
+        while !acked && Instant::now() < deadline && !hdds_tools::stopped() {
             acked = w.wait_for_acknowledgments(Duration::from_millis(20));
             watch();
         }
@@ -194,7 +171,7 @@ fn subscriber(o: &PeerOpts, r: &Reader, deadline: Instant) -> u8 {
     let done = |rx: &Rx, last_rx: Option<Instant>| {
         rx.distinct >= o.count || (!o.strict() && last_rx.is_some_and(|t| t.elapsed() >= o.idle))
     };
-    while !stopped() && Instant::now() < deadline && !done(&rx, last_rx) {
+    while !hdds_tools::stopped() && Instant::now() < deadline && !done(&rx, last_rx) {
         if !ready && r.matched_writer_count() >= need {
             if let Some(path) = &o.ready_file {
                 if let Err(e) = std::fs::write(path, format!("matched={}\n", r.matched_writer_count())) {
@@ -228,7 +205,7 @@ fn subscriber(o: &PeerOpts, r: &Reader, deadline: Instant) -> u8 {
             }
         }
     }
-    if done(&rx, last_rx) && !stopped() {
+    if done(&rx, last_rx) && !hdds_tools::stopped() {
         pause((Instant::now() + o.linger).min(deadline), || {});
     }
     say(&rx.summary());

@@ -13,7 +13,6 @@
 use std::io::Write;
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -23,25 +22,6 @@ use hdds_tools::Args;
 
 const USAGE: &str = "hdds-scale-peer [--domain N] [--writers N] [--readers N] [--expect N] [--prefix NAME]
                 [--iface ADDR] [--spdp-period S] [--lease S] [--timeout S] [--no-shm]";
-
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic (async-signal-safe); the sigaction struct is
-        // fully initialised (zeroed, then the handler and an empty mask set) before the call.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
-}
 
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
@@ -68,7 +48,7 @@ fn main() -> ExitCode {
     let period: f64 = args.value("spdp-period", 8.0);
     let lease: f64 = args.value("lease", 10.0);
     let timeout: f64 = args.value("timeout", 600.0);
-    install_signal_handlers();
+    hdds_tools::install_stop_handlers();
     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
 
     let mut net = NetworkConfig {
@@ -118,7 +98,7 @@ fn main() -> ExitCode {
         ws.iter().all(|w| w.matched_reader_count() >= expect) && rs.iter().all(|r| r.matched_writer_count() >= expect)
     };
     let mut reported = false;
-    while !STOP.load(Ordering::SeqCst) && Instant::now() < deadline {
+    while !hdds_tools::stopped() && Instant::now() < deadline {
         if !reported && matched() {
             say(&format!("MATCHED ms={}", unix_ms()));
             reported = true;

@@ -38,25 +38,6 @@ const USAGE: &str = "hdds-stress-peer [--writers T1,T2] [--readers T1,T2] [--rat
                  [--size BYTES] [--wait-matched N] [--duration S] [--max-blocking S] [--report S]
                  [--iface ADDR] [--lease S] [--spdp-period S] [--no-shm] [--domain N] [--tag DOMAIN_TAG]";
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic (async-signal-safe); the sigaction struct is
-        // fully initialised (zeroed, then the handler and an empty mask set) before the call.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
-}
-
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
@@ -166,7 +147,7 @@ fn write_loop(
 ) -> (Pub, bool) {
     let mut buf = vec![0u8; size];
     let mut tick = Instant::now();
-    while !stop.load(Ordering::SeqCst) && !STOP.load(Ordering::SeqCst) && (count == 0 || p.next <= count) {
+    while !stop.load(Ordering::SeqCst) && !hdds_tools::stopped() && (count == 0 || p.next <= count) {
         let now = Instant::now();
         if now >= deadline {
             break;
@@ -185,7 +166,7 @@ fn write_loop(
             Err(e) if e.kind() == ErrorKind::Timeout => p.timeouts += 1,
             Err(e) => {
                 eprintln!("hdds-stress-peer: write on {} failed: {e}", p.topic);
-                STOP.store(true, Ordering::SeqCst);
+                hdds_tools::request_stop();
                 return (p, true);
             }
         }
@@ -216,7 +197,7 @@ fn main() -> ExitCode {
     let iface: Ipv4Addr = args.value("iface", Ipv4Addr::LOCALHOST);
     let domain: u32 = args.value("domain", 0);
     let tag: String = args.value("tag", String::new());
-    install_signal_handlers();
+    hdds_tools::install_stop_handlers();
 
     let mut net = if iface.is_loopback() {
         NetworkConfig::localhost()
@@ -280,7 +261,7 @@ fn main() -> ExitCode {
     say(&format!("READY ms={} pid={} prefix={prefix}", unix_ms(), std::process::id()));
 
     // Writers wait (bounded by --duration) for their readers before the first sample.
-    while !STOP.load(Ordering::SeqCst)
+    while !hdds_tools::stopped()
         && Instant::now() < deadline
         && pubs.iter().any(|p| p.writer.matched_reader_count() < wait_matched)
     {
@@ -306,7 +287,7 @@ fn main() -> ExitCode {
         let finished = (count > 0 || expect > 0)
             && (threads.is_empty() || writers_done)
             && (subs.is_empty() || expect == 0 || readers_done);
-        if STOP.load(Ordering::SeqCst) || now >= deadline || finished {
+        if hdds_tools::stopped() || now >= deadline || finished {
             break;
         }
         subs.iter_mut().for_each(Sub::drain);
