@@ -221,6 +221,13 @@ elif [ $((SECONDS + asan_expected_s)) -gt "$ci_budget" ]; then
 else
   section "ROS-level tests under AddressSanitizer + UndefinedBehaviorSanitizer (second colcon build)"
   ws_asan="$root/build/ros_asan"
+  # ASan's new/delete size check is off here, and only here: rclcpp (Humble) hands rcl an
+  # allocator whose deallocate is std::allocator<char>::deallocate(p, 1) (allocator_common.hpp,
+  # retyped_deallocate), so every rclcpp node creation reports a sized-delete mismatch inside
+  # /opt/ros/humble's rcl/rcutils (rcl_resolve_name -> rcutils_string_map_fini), not in our code.
+  # Every other ASan, LSan and UBSan check stays on (test_rclcpp_intra_process is the test with
+  # rclcpp nodes).
+  san_env_ros=("${san_env[@]/#ASAN_OPTIONS=/ASAN_OPTIONS=new_delete_type_mismatch=0:}")
   mkdir -p "$ws_asan/src"
   ln -sfn "$root" "$ws_asan/src/rmw_hdds"
   rm -rf "$ws_asan/build/rmw_hdds/test_results"
@@ -233,7 +240,7 @@ else
     && colcon build --packages-select rmw_hdds --event-handlers console_direct+ \
       --cmake-args -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON -DHDDS_WERROR=ON \
         -DHDDS_SANITIZE=address,undefined -DHDDS_CARGO_TARGET_DIR="$root/build/cargo-target" \
-    && env "${san_env[@]}" colcon test --packages-select rmw_hdds --event-handlers console_direct+ \
+    && env "${san_env_ros[@]}" colcon test --packages-select rmw_hdds --event-handlers console_direct+ \
       --return-code-on-test-failure
   ) 2>&1 | tee "$logs/colcon-asan.log" || asan_ok=0
   summary=$(cd "$ws_asan" && PATH="/usr/bin:$PATH" colcon test-result --all 2>/dev/null | tail -1 || true)
