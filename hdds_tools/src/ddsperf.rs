@@ -14,6 +14,8 @@
 
 use hdds_core::wire::Guid;
 
+use crate::args::{usage_error, Args};
+
 pub const TYPE_NAME: &str = "KeyedSeq";
 
 /// The fixed part of a KeyedSeq sample: seq, keyval, baggage length.
@@ -37,6 +39,25 @@ pub fn topic_name(topic: Topic, reliable: bool) -> String {
         Topic::Data => "Data",
     };
     format!("DDSPerf{}{kind}KS", if reliable { 'R' } else { 'U' })
+}
+
+/// `--mode waitset|listener`, as ddsperf's modes: whether samples are taken in the reader's data
+/// listener on the engine's receive thread (the default) rather than on the tool's own thread.
+pub fn listener_mode(args: &Args) -> bool {
+    match args.value("mode", "listener".to_string()).as_str() {
+        "listener" => true,
+        "waitset" => false,
+        other => usage_error(&format!("--mode {other:?}: expected waitset or listener")),
+    }
+}
+
+/// `--size`: the serialized KeyedSeq size (default 64), at least [`FIXED_SIZE`].
+pub fn sample_size(args: &Args) -> usize {
+    let size: usize = args.value("size", 64);
+    if size < FIXED_SIZE {
+        usage_error("--size must be at least 12 (KeyedSeq's seq, keyval and baggage length)");
+    }
+    size
 }
 
 /// A serialized KeyedSeq of `size` bytes (at least [`FIXED_SIZE`]) with sequence number 0 and key 0.

@@ -1,31 +1,12 @@
 //! hdds-demo as two processes over UDP on loopback (localhost-only), each test in its own domain.
 
-use std::io::Read;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod support;
+use support::finish;
 
 const DEMO: &str = env!("CARGO_BIN_EXE_hdds-demo");
-
-/// Waits for `child` at most `limit`, killing it past that; returns (success, stdout).
-fn finish(mut child: Child, limit: Duration) -> (bool, String) {
-    let end = Instant::now() + limit;
-    let ok = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.success(),
-            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break false;
-            }
-        }
-    };
-    let mut out = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        let _ = s.read_to_string(&mut out);
-    }
-    (ok, out)
-}
 
 /// Runs hdds-demo with this test process's own domain tag, so that another run of the tests on
 /// this host (same domains) stays invisible.

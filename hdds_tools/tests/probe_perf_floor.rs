@@ -1,34 +1,15 @@
 //! hdds-latency-probe, hdds-perf and hdds-udp-floor as two processes each over loopback
 //! (localhost-only), short runs with --json: the output a benchmark reads is there and sane.
 
-use std::io::Read;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod support;
+use support::finish;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_hdds-latency-probe");
 const PERF: &str = env!("CARGO_BIN_EXE_hdds-perf");
 const FLOOR: &str = env!("CARGO_BIN_EXE_hdds-udp-floor");
-
-/// Waits for `child` at most `limit`, killing it past that; returns (success, stdout).
-fn finish(mut child: Child, limit: Duration) -> (bool, String) {
-    let end = Instant::now() + limit;
-    let ok = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.success(),
-            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break false;
-            }
-        }
-    };
-    let mut out = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        let _ = s.read_to_string(&mut out);
-    }
-    (ok, out)
-}
 
 /// Ends a pong that has done its part.
 fn stop(mut child: Child) {

@@ -72,17 +72,10 @@ fn main() -> ExitCode {
     args.check_known(&[OPTIONS, NET_OPTIONS].concat(), &[FLAGS, NET_FLAGS].concat());
     let reliable = !args.flag("best-effort");
     let net = NetOpts::parse(&args);
-    let delivery = match args.value("mode", "listener".to_string()).as_str() {
-        "waitset" => Mode::Waitset,
-        "listener" => Mode::Listener,
-        other => usage_error(&format!("--mode {other:?}: expected waitset or listener")),
-    };
+    let delivery = if ddsperf::listener_mode(&args) { Mode::Listener } else { Mode::Waitset };
     match mode.as_deref() {
         Some("ping") => {
-            let size: usize = args.value("size", 64);
-            if size < ddsperf::FIXED_SIZE {
-                usage_error("--size must be at least 12 (KeyedSeq's seq, keyval and baggage length)");
-            }
+            let size = ddsperf::sample_size(&args);
             let o = PingOpts {
                 size,
                 count: args.maybe("count"),

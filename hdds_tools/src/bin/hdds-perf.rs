@@ -72,18 +72,11 @@ fn main() -> ExitCode {
         topic: ddsperf::topic_name(Topic::Data, reliable),
         qos,
         json: args.flag("json"),
-        listener: match args.value("mode", "listener".to_string()).as_str() {
-            "listener" => true,
-            "waitset" => false,
-            other => usage_error(&format!("--mode {other:?}: expected waitset or listener")),
-        },
+        listener: ddsperf::listener_mode(&args),
     };
     match mode.as_deref() {
         Some("pub") => {
-            let size: usize = args.value("size", 64);
-            if size < ddsperf::FIXED_SIZE {
-                usage_error("--size must be at least 12 (KeyedSeq's seq, keyval and baggage length)");
-            }
+            let size = ddsperf::sample_size(&args);
             let p = PubOpts {
                 size,
                 duration: Duration::from_secs_f64(args.value("duration", 5.0)),
