@@ -7,6 +7,7 @@
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
+use super::spdp::DISPOSED_MEMORY;
 use crate::discovery::spdp::HDDS_LEASE_DURATION;
 use crate::error::{Error, Result};
 pub use crate::rtps::ReassemblyLimits;
@@ -28,6 +29,10 @@ pub struct NetworkConfig {
     pub spdp_period: Duration,
     /// How long peers keep us without news (SPDP lease; Fast DDS's default, 20 s).
     pub lease_duration: Duration,
+    /// How long a remote participant that said goodbye is remembered, so that an announcement of
+    /// its still in flight does not bring it back (10 s; see `spdp::DISPOSED_MEMORY`). Tests that
+    /// churn participants quickly shorten it.
+    pub disposed_participant_memory: Duration,
     /// Hosts to announce to by unicast at the metatraffic ports of participant indices
     /// `0..=spdp_peer_max_index`: peers that do not use multicast (Cyclone on loopback) find us so.
     /// Empty in localhost-only mode means 127.0.0.1.
@@ -82,6 +87,7 @@ impl Default for NetworkConfig {
             multicast: true,
             spdp_period: Duration::from_secs(3),
             lease_duration: HDDS_LEASE_DURATION,
+            disposed_participant_memory: DISPOSED_MEMORY,
             unicast_spdp_peers: Vec::new(),
             spdp_peer_max_index: 32,
             intra_process: true,
@@ -112,6 +118,7 @@ pub(crate) struct Resolved {
     pub(crate) multicast: bool,
     pub(crate) spdp_period: Duration,
     pub(crate) lease_duration: Duration,
+    pub(crate) disposed_participant_memory: Duration,
     pub(crate) unicast_spdp_peers: Vec<Ipv4Addr>,
     pub(crate) spdp_peer_max_index: u32,
     pub(crate) intra_process: bool,
@@ -192,6 +199,7 @@ impl NetworkConfig {
             multicast: self.multicast,
             spdp_period: self.spdp_period,
             lease_duration: self.lease_duration,
+            disposed_participant_memory: self.disposed_participant_memory,
             unicast_spdp_peers: peers,
             spdp_peer_max_index: self.spdp_peer_max_index,
             intra_process: self.intra_process,

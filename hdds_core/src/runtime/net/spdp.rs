@@ -46,8 +46,9 @@ const ANSWER_MIN_GAP: Duration = Duration::from_millis(90);
 /// flight (sent by multicast and unicast, from several threads) when its disposal arrives: without
 /// this, a late one brings it back, and a node deleted a moment ago stays in the ROS graph for a
 /// whole lease. Cyclone DDS keeps deleted participants for the same purpose. A participant never
-/// comes back under the same GUID prefix, so nothing real is refused.
-const DISPOSED_MEMORY: Duration = Duration::from_secs(10);
+/// comes back under the same GUID prefix, so nothing real is refused. The default of
+/// [`super::NetworkConfig::disposed_participant_memory`].
+pub(crate) const DISPOSED_MEMORY: Duration = Duration::from_secs(10);
 
 /// Our SPDP writer and where its announcements go.
 pub(crate) struct Spdp {
@@ -333,20 +334,38 @@ impl Network {
         self.timer.schedule(expires);
     }
 
-    /// Remembers a goodbye for [`DISPOSED_MEMORY`]; forgets older ones, and holds at most as many
-    /// as remote participants may be known (a flood of goodbyes cannot grow it without bound).
+    /// Remembers a goodbye for `disposed_participant_memory`; forgets older ones, and holds at
+    /// most as many as remote participants may be known (a flood of goodbyes cannot grow it
+    /// without bound).
     fn remember_disposed(&self, prefix: GuidPrefix, now: Instant) {
         let t = self.since_epoch(now);
-        let keep = DISPOSED_MEMORY.as_nanos() as u64;
+        let keep = self.cfg.disposed_participant_memory.as_nanos() as u64;
         let mut d = lock(&self.disposed);
         d.retain(|_, at| t.saturating_sub(*at) < keep);
         if d.len() < self.cfg.max_remote_participants {
             d.insert(prefix, t);
         }
+        drop(d);
+        self.timer.schedule(now.checked_add(self.cfg.disposed_participant_memory));
+    }
+
+    /// Forgets the goodbyes older than `disposed_participant_memory` (timer sweep: when the churn
+    /// stops, the memory of the last departures goes too, map included); returns when the next
+    /// one may be forgotten.
+    fn forget_disposed(&self, now: Instant) -> Option<Instant> {
+        let t = self.since_epoch(now);
+        let keep = self.cfg.disposed_participant_memory.as_nanos() as u64;
+        let mut d = lock(&self.disposed);
+        d.retain(|_, at| t.saturating_sub(*at) < keep);
+        if d.is_empty() {
+            d.shrink_to_fit();
+        }
+        let oldest = d.values().min()?;
+        Some(self.timer_epoch() + Duration::from_nanos(oldest.saturating_add(keep)))
     }
 
     fn was_disposed(&self, prefix: GuidPrefix, now: Instant) -> bool {
-        let keep = DISPOSED_MEMORY.as_nanos() as u64;
+        let keep = self.cfg.disposed_participant_memory.as_nanos() as u64;
         lock(&self.disposed).get(&prefix).is_some_and(|at| self.since_epoch(now).saturating_sub(*at) < keep)
     }
 
@@ -377,7 +396,7 @@ impl Network {
 
     /// Removes the participants whose lease ran out; returns the next expiry.
     pub(crate) fn expire_leases(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
-        let mut next: Option<Instant> = None;
+        let mut next = self.forget_disposed(now);
         let mut expired = Vec::new();
         for (prefix, p) in read(&self.participants).iter() {
             match p.expires(self) {

@@ -1,0 +1,224 @@
+//! Memory of a long-lived participant while remote participants come and go: after a warm-up,
+//! the heap in use (counted by a global allocator over every thread of this process) must not grow
+//! with the number of participants that joined and left. The 30-minute endurance run showed ~50
+//! bytes per departed participant in its subscriber processes; this is the deterministic version.
+//!
+//! Each cycle a "remote" participant (same process, `intra_process: false`, so it meets the
+//! long-lived one as another process's would: over UDP, or over shared memory in the shm
+//! variant) matches reliable KEEP_ALL readers and a writer with it, exchanges a few samples and
+//! leaves: by its goodbye (dispose) or silently (the long-lived participant drops it when its
+//! lease runs out). The measured window starts after warm-up cycles, and both ends are taken
+//! once the long-lived side has removed every departed participant, so only what a departure
+//! leaves behind is counted. Run with `--nocapture` to see the numbers.
+
+mod net_support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::{Duration, Instant};
+
+use hdds_core::qos::History;
+use hdds_core::{NetworkConfig, Participant, Qos, Reader, SharedMemoryConfig, Writer};
+use net_support::{net_participant, wait_until};
+
+/// Bytes allocated and not yet freed, all threads.
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+struct Counting;
+
+// SAFETY: every call is forwarded to the system allocator with the caller's arguments; the
+// counter only observes sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours (layout of non-zero size, checked by the caller).
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator with `layout` (caller's contract).
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from this allocator with `layout`; `new_size` is the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const T: &str = "hdds::test::Bytes_";
+const TOPICS: [&str; 3] = ["churn/a", "churn/b", "churn/c"];
+/// Where the joiner writes to the host.
+const UP: &str = "churn/up";
+/// Short, so that the lease-expiry variant is quick; the joiner announces itself every 100 ms
+/// during its short life.
+const JOINER_LEASE: Duration = Duration::from_millis(300);
+/// Allowed growth per departed participant, averaged over the measured cycles (the leak this
+/// guards against was ~50 B per participant).
+const MAX_BYTES_PER_CYCLE: f64 = 8.0;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Leave {
+    Dispose,
+    LeaseExpiry,
+}
+
+fn keep_all() -> Qos {
+    Qos { history: History::KeepAll, ..Qos::default() }
+}
+
+fn payload(i: u32) -> Vec<u8> {
+    let mut p = vec![0u8; 32];
+    p[..4].copy_from_slice(&[0, 1, 0, 0]);
+    p[4..8].copy_from_slice(&i.to_le_bytes());
+    p
+}
+
+fn take_n(r: &Reader, n: usize) -> usize {
+    let end = Instant::now() + Duration::from_secs(5);
+    let mut got = 0;
+    while got < n && Instant::now() < end {
+        if r.wait_for_data(Duration::from_millis(20)) {
+            while r.take().is_some() {
+                got += 1;
+            }
+        }
+    }
+    got
+}
+
+fn net(shm: bool, lease: Duration) -> impl FnOnce(&mut NetworkConfig) {
+    move |c| {
+        c.shared_memory = if shm { SharedMemoryConfig::default() } else { SharedMemoryConfig::disabled() };
+        c.lease_duration = lease;
+        // Goodbyes are remembered this long (10 s by default): the measured window then holds a
+        // steady number of them, not all of its departures.
+        c.disposed_participant_memory = Duration::from_millis(200);
+    }
+}
+
+/// The long-lived participant: a reliable KEEP_ALL writer on each topic, a reader of the joiners'.
+struct Host {
+    p: Participant,
+    readers: Vec<Reader>,
+    writers: Vec<Writer>,
+}
+
+/// One remote participant joins, matches, exchanges samples both ways and leaves.
+fn cycle(domain: u32, host: &Host, shm: bool, leave: Leave, i: u32) {
+    let joiner = net_participant(domain, net(shm, JOINER_LEASE));
+    let readers: Vec<Reader> = TOPICS.iter().map(|t| joiner.create_reader(t, T, keep_all()).unwrap()).collect();
+    let writer = joiner.create_writer(UP, T, keep_all()).unwrap();
+    let matched = wait_until(Duration::from_secs(5), || {
+        host.writers.iter().all(|w| w.matched_reader_count() == 1)
+            && host.readers[0].matched_writer_count() == 1
+            && readers.iter().all(|r| r.matched_writer_count() == 1)
+            && writer.matched_reader_count() == 1
+    });
+    assert!(matched, "cycle {i}: the joiner did not match");
+    for (w, r) in host.writers.iter().zip(&readers) {
+        for k in 0..3 {
+            w.write(&payload(i * 10 + k)).unwrap();
+        }
+        assert_eq!(take_n(r, 3), 3, "cycle {i}: samples to the joiner");
+    }
+    for k in 0..3 {
+        writer.write(&payload(k)).unwrap();
+    }
+    assert_eq!(take_n(&host.readers[0], 3), 3, "cycle {i}: samples from the joiner");
+    for w in &host.writers {
+        assert!(w.wait_for_acknowledgments(Duration::from_secs(5)), "cycle {i}: acknowledgments");
+    }
+    let guid = joiner.guid();
+    if leave == Leave::LeaseExpiry {
+        joiner.set_network_silenced(true);
+    }
+    drop((readers, writer));
+    // Dropped while still known (dispose), or known until its lease runs out (silenced).
+    if leave == Leave::Dispose {
+        drop(joiner);
+        let gone = wait_until(Duration::from_secs(5), || !host.p.discovered_participants().contains(&guid));
+        assert!(gone, "cycle {i}: the joiner's goodbye was not seen");
+    } else {
+        let gone = wait_until(Duration::from_secs(5), || !host.p.discovered_participants().contains(&guid));
+        assert!(gone, "cycle {i}: the joiner was not dropped after its lease");
+        drop(joiner);
+    }
+    let idle = wait_until(Duration::from_secs(5), || {
+        host.writers.iter().all(|w| w.matched_reader_count() == 0) && host.readers[0].matched_writer_count() == 0
+    });
+    assert!(idle, "cycle {i}: the host still matches the departed joiner's endpoints");
+}
+
+/// The live bytes once the goodbyes of the last departures are forgotten (the host's timer drops
+/// them after `disposed_participant_memory`, and the map with them when it empties).
+fn settled() -> isize {
+    std::thread::sleep(Duration::from_millis(400));
+    LIVE.load(Ordering::Relaxed)
+}
+
+fn churn(domain: u32, shm: bool, leave: Leave, warm_up: usize, measured: usize) {
+    let host = {
+        let p = net_participant(domain, net(shm, Duration::from_secs(10)));
+        let readers = vec![p.create_reader(UP, T, keep_all()).unwrap()];
+        let writers = TOPICS.iter().map(|t| p.create_writer(t, T, keep_all()).unwrap()).collect();
+        Host { p, readers, writers }
+    };
+    let t = Instant::now();
+    for i in 0..warm_up {
+        cycle(domain, &host, shm, leave, i as u32);
+    }
+    let before = settled();
+    let mut marks = Vec::new();
+    for i in 0..measured {
+        cycle(domain, &host, shm, leave, (warm_up + i) as u32);
+        if (i + 1) % (measured / 5) == 0 {
+            marks.push(LIVE.load(Ordering::Relaxed) - before);
+        }
+    }
+    let after = settled();
+    let per_cycle = (after - before) as f64 / measured as f64;
+    let stats = host.p.network_stats().unwrap();
+    println!(
+        "{leave:?} shm={shm}: {} cycles in {:?}; live bytes {before} -> {after} ({per_cycle:+.1} B/cycle); every {} cycles: {marks:?}; discovered {}, disposed {}, by lease {}",
+        warm_up + measured,
+        t.elapsed(),
+        measured / 5,
+        stats.participants_discovered,
+        stats.participants_disposed,
+        stats.participants_lost_by_lease,
+    );
+    assert!(
+        per_cycle < MAX_BYTES_PER_CYCLE,
+        "{leave:?} shm={shm}: the heap grew by {per_cycle:.1} B per departed participant (limit {MAX_BYTES_PER_CYCLE})"
+    );
+}
+
+// One test function: the counter is process-wide, so the variants must not run side by side.
+#[test]
+fn departed_participants_leave_no_memory_behind() {
+    churn(214, false, Leave::Dispose, 30, 150);
+    churn(214, true, Leave::Dispose, 30, 150);
+    // Each cycle waits for a lease to run out: fewer of them.
+    churn(214, false, Leave::LeaseExpiry, 10, 40);
+}
