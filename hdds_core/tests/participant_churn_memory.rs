@@ -13,58 +13,14 @@
 
 mod net_support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
 use hdds_core::qos::History;
 use hdds_core::{NetworkConfig, Participant, Qos, Reader, SharedMemoryConfig, Writer};
 use net_support::{net_participant, wait_until};
 
-/// Bytes allocated and not yet freed, all threads.
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-struct Counting;
-
-// SAFETY: every call is forwarded to the system allocator with the caller's arguments; the
-// counter only observes sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as ours (layout of non-zero size, checked by the caller).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as for `alloc`.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from this allocator with `layout` (caller's contract).
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` came from this allocator with `layout`; `new_size` is the caller's.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 const T: &str = "hdds::test::Bytes_";
 const TOPICS: [&str; 3] = ["churn/a", "churn/b", "churn/c"];
@@ -174,7 +130,7 @@ fn cycle(domain: u32, host: &Host, shm: bool, leave: Leave, i: u32) {
 /// them after `disposed_participant_memory`, and the map with them when it empties).
 fn settled() -> isize {
     std::thread::sleep(Duration::from_millis(400));
-    LIVE.load(Ordering::Relaxed)
+    counting_alloc::live()
 }
 
 fn churn(domain: u32, shm: bool, leave: Leave, warm_up: usize, measured: usize) {
@@ -193,7 +149,7 @@ fn churn(domain: u32, shm: bool, leave: Leave, warm_up: usize, measured: usize) 
     for i in 0..measured {
         cycle(domain, &host, shm, leave, (warm_up + i) as u32);
         if (i + 1) % (measured / 5) == 0 {
-            marks.push(LIVE.load(Ordering::Relaxed) - before);
+            marks.push(counting_alloc::live() - before);
         }
     }
     let after = settled();

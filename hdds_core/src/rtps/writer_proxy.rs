@@ -130,6 +130,7 @@ impl WriterProxy {
             }
             self.next += 1;
         }
+        super::release_burst(&mut self.slots);
     }
 
     /// Moves `next` up to `target`, delivering what was received below it; returns how many SNs
@@ -263,6 +264,21 @@ mod tests {
         p.irrelevant_range(8, 1 << 40, 8, &mut out);
         assert_eq!(p.next_sn(), 1 << 40);
         assert_eq!(p.lost(), 2);
+    }
+
+    #[test]
+    fn a_drained_order_buffer_gives_its_burst_back() {
+        let mut p = WriterProxy::new(Guid::UNKNOWN, Instant::now());
+        let mut out = Vec::new();
+        // SN 1 lost: 2..=300 wait behind it.
+        for sn in 2..=300 {
+            assert!(p.accepts(sn, 512));
+            p.insert(sn, SampleMeta::default(), Arc::from(&[0u8][..]), &mut out);
+        }
+        assert!(p.slots.capacity() >= 300 && out.is_empty());
+        p.insert(1, SampleMeta::default(), Arc::from(&[0u8][..]), &mut out);
+        assert_eq!(delivered(&out).len(), 300);
+        assert!(p.slots.capacity() <= 64, "kept {} slots after the burst", p.slots.capacity());
     }
 
     #[test]
