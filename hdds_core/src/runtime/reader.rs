@@ -18,7 +18,7 @@ use super::instances::{self, InstanceState, ReaderKeys};
 use super::liveliness::count_writer;
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
-use super::net::{lock, Network};
+use super::net::{bump, lock, Counters, Network};
 use super::participant::{EndpointOptions, Participant};
 use super::sample::{Sample, SampleInfo};
 use super::status::{
@@ -78,6 +78,9 @@ pub(crate) struct ReaderShared {
     pub(crate) deadline: Option<Deadline>,
     /// Held while the filter runs, so that replacing it waits for a running call.
     filter: Mutex<Option<Arc<SampleFilter>>>,
+    /// Arrivals refused because the KEEP_ALL history held `keep_all_max` untaken samples
+    /// ([`Reader::history_refusals`]).
+    history_refused: AtomicU64,
 }
 
 struct ReaderState {
@@ -145,6 +148,7 @@ impl Reader {
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
             filter: Mutex::new(None),
+            history_refused: AtomicU64::new(0),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -247,6 +251,16 @@ impl Reader {
     }
 
     /// How many writers deliver to this reader: same-process and remote.
+    /// Samples this KEEP_ALL reader refused because it held `keep_all_max_samples` untaken
+    /// ([`crate::ParticipantConfig::keep_all_max_samples`]): best-effort ones are dropped (the
+    /// newest, as DDS's KEEP_ALL with RESOURCE_LIMITS max_samples rejects them; also counted in
+    /// SAMPLE_LOST), reliable ones from the network are left unacknowledged, so that their writer
+    /// sends them again and blocks once its own history is full (each refused arrival counts,
+    /// a resent one again). Same-process and same-host reliable writers wait instead.
+    pub fn history_refusals(&self) -> u64 {
+        self.shared.history_refused.load(Ordering::Relaxed)
+    }
+
     pub fn matched_writer_count(&self) -> usize {
         let remote = self.shared.port.as_ref().map_or(0, |p| lock(p).matched_count());
         self.shared.intra_writers.load(Ordering::Relaxed) + self.shared.shm_writers.load(Ordering::Relaxed) + remote
@@ -377,23 +391,38 @@ impl ReaderShared {
             return;
         }
         sample.info.reception_timestamp = time::now();
-        self.push(sample);
-        self.wake();
+        if self.push(sample) {
+            self.wake();
+        }
     }
 
     /// Adds a sample to the history, queues the data listener's call and renews the deadline;
-    /// waiting threads and wait sets are left to [`Self::wake`].
-    fn push(&self, sample: Sample) {
+    /// waiting threads and wait sets are left to [`Self::wake`]. False when a best-effort KEEP_ALL
+    /// history is full: the sample is dropped and counted.
+    fn push(&self, sample: Sample) -> bool {
         let mut st = self.lock();
-        // A KEEP_ALL history is not capped here: reliable writers of this process and host wait
-        // on a full one instead (Writer::wait_intra_room; the ring left unread). Best-effort
-        // bursts larger than keep_all_max_samples arrive whole, as with Cyclone DDS.
+        // A best-effort KEEP_ALL history refuses the newcomer at its cap (DDS: KEEP_ALL keeps what
+        // it holds, max_samples rejects the new sample; dropping the oldest would be KEEP_LAST).
+        // A reliable one is not capped here, or data would be lost: writers of this process and
+        // host wait on a full one (Writer::wait_intra_room; the ring left unread), remote ones
+        // are not acknowledged (net_input), so it exceeds the cap by at most the samples a
+        // race or the RTPS order buffer releases at once.
+        if self.qos.reliability == Reliability::BestEffort
+            && self.qos.depth().is_none()
+            && st.queue.len() >= self.keep_all_max
+        {
+            drop(st);
+            self.history_refused.fetch_add(1, Ordering::Relaxed);
+            self.events.update(SAMPLE_LOST, |s| s.add_total(1));
+            return false;
+        }
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         drop(st);
         self.events.sample_added();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
         }
+        true
     }
 
     /// Wakes the threads in `wait_for_data` and the attached wait sets, after samples were pushed.
@@ -446,8 +475,7 @@ impl ReaderShared {
         if !self.passes_filter(&sample) {
             return false;
         }
-        self.push(sample);
-        true
+        self.push(sample)
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {
@@ -511,12 +539,31 @@ impl ReaderShared {
         input: ReaderInput<'_>,
         out: &mut Outbox,
         delivered: &mut bool,
-        over_limit: &AtomicU64,
+        counters: &Counters,
     ) -> Option<Instant> {
+        let data = match input {
+            ReaderInput::Data { .. } => Some(true),
+            ReaderInput::Frag { header, .. } => Some(header.fragment_start == 1),
+            _ => None,
+        };
+        if let Some(first_part) = data.filter(|_| self.keeps_all_and_is_full()) {
+            // Not handed to the RTPS machine, so not acknowledged: the writer sends it again
+            // (after a later HEARTBEAT's ACKNACK) and blocks once its history is full of
+            // unacknowledged samples. Back-pressure without losing data.
+            if first_part {
+                self.history_refused.fetch_add(1, Ordering::Relaxed);
+                bump(&counters.history_over_limit);
+            }
+            return lock(self.port.as_ref()?).next_deadline();
+        }
+        let refused = self.history_refused.load(Ordering::Relaxed);
         let mut p = lock(self.port.as_ref()?);
         let before = p.reassembly_over_limit();
         p.input(now, writer, input, out, |d| *delivered |= self.deliver_remote(d, received));
-        over_limit.fetch_add(p.reassembly_over_limit() - before, Ordering::Relaxed);
+        counters.fragments_over_limit.fetch_add(p.reassembly_over_limit() - before, Ordering::Relaxed);
+        counters
+            .history_over_limit
+            .fetch_add(self.history_refused.load(Ordering::Relaxed) - refused, Ordering::Relaxed);
         let lost = p.take_lost();
         let next = p.next_deadline();
         drop(p);

@@ -106,6 +106,10 @@ pub struct NetStats {
     /// Samples our readers' fragment reassembly gave up for [`NetworkConfig::reassembly`]: too
     /// large, no room, or evicted for another (a reliable writer sends them again).
     pub fragments_over_limit: u64,
+    /// Samples from the network our KEEP_ALL readers refused because they held
+    /// `keep_all_max_samples` untaken: best-effort ones dropped, reliable ones left unacknowledged
+    /// (sent again; each refused arrival counts). Per reader: [`crate::Reader::history_refusals`].
+    pub history_over_limit: u64,
     /// Shared memory is in use: enabled, and /dev/shm was usable when the participant started.
     pub shm_active: bool,
     /// Samples our writers published into their shared-memory rings.
@@ -147,6 +151,7 @@ pub(crate) struct Counters {
     participants_over_limit: AtomicU64,
     endpoints_over_limit: AtomicU64,
     pub(crate) fragments_over_limit: AtomicU64,
+    pub(crate) history_over_limit: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -363,6 +368,7 @@ impl Network {
             participants_over_limit: g(&c.participants_over_limit),
             endpoints_over_limit: g(&c.endpoints_over_limit),
             fragments_over_limit: g(&c.fragments_over_limit),
+            history_over_limit: g(&c.history_over_limit),
             shm_active: self.shm.is_some(),
             shm_samples_written: s(|c| &c.samples_written),
             shm_samples_read: s(|c| &c.samples_read),

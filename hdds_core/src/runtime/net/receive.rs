@@ -207,8 +207,7 @@ impl Network {
         for r in readers.iter().filter(|r| reader_id == EntityId::UNKNOWN || r.guid.entity_id == reader_id) {
             any = true;
             let mut delivered = false;
-            let over = &self.counters.fragments_over_limit;
-            let next = r.net_input(now, ctx.received, writer, input, &mut ctx.out, &mut delivered, over);
+            let next = r.net_input(now, ctx.received, writer, input, &mut ctx.out, &mut delivered, &self.counters);
             self.timer.schedule(next);
             if delivered && !ctx.to_wake.iter().any(|x| Arc::ptr_eq(x, r)) {
                 ctx.to_wake.push(Arc::clone(r));
