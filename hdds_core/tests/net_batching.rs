@@ -6,8 +6,8 @@ mod net_support;
 use std::time::{Duration, Instant};
 
 use hdds_core::qos::{History, Reliability};
-use hdds_core::Qos;
-use net_support::{net_participant, wait_until};
+use hdds_core::{ParticipantConfig, Qos};
+use net_support::{net_participant, net_participant_with, wait_until};
 
 const T: &str = "hdds::test::Bytes_";
 
@@ -23,7 +23,10 @@ fn a_burst_shares_datagrams_and_arrives_whole_and_in_order() {
     for reliability in [Reliability::Reliable, Reliability::BestEffort] {
         let domain = if reliability == Reliability::Reliable { 140 } else { 141 };
         let a = net_participant(domain, |c| c.write_batching = true);
-        let b = net_participant(domain, |_| {});
+        // The whole burst fits the reader's KEEP_ALL history: a best-effort reader that falls
+        // behind drops what is beyond keep_all_max_samples (tests/keep_all_reader_caps.rs).
+        let pc = ParticipantConfig { domain_id: domain, keep_all_max_samples: 4096, ..Default::default() };
+        let b = net_participant_with(pc, |_| {});
         let q = Qos { reliability, history: History::KeepAll, ..Qos::default() };
         let w = a.create_writer("t/batch", T, q).unwrap();
         let r = b.create_reader("t/batch", T, q).unwrap();
