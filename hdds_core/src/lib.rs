@@ -8,7 +8,10 @@
 //! - [`transport`]: how samples move: [`transport::intra`] (same process, no socket),
 //!   `transport::shm` (other processes of the host, through /dev/shm), [`transport::udp`].
 //! - [`runtime`]: participants, writers and readers: the public API that `hdds_ffi` wraps.
+//!
+//! `capacity` (giving back the memory of a burst or a peak) serves every layer.
 
+mod capacity;
 pub mod cdr;
 pub mod discovery;
 pub mod error;

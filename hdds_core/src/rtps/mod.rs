@@ -38,19 +38,3 @@ pub use messages::{
 pub use stateful_reader::{ReaderConfig, ReaderStats, StatefulReader};
 pub use stateful_writer::{MatchedReader, StatefulWriter, WriteBlocked, WriterConfig, WriterStats};
 pub use stateless_writer::{StatelessWriter, StatelessWriterConfig};
-
-/// A queue longer than this held a burst (its consumer fell behind, or a lost sample held back
-/// those after it): when it empties, its buffer goes back to `STEADY_QUEUE_SLOTS`.
-const BURST_QUEUE_SLOTS: usize = 64;
-const STEADY_QUEUE_SLOTS: usize = 16;
-
-/// Gives back a burst's buffer once `queue` is empty. A `VecDeque` otherwise keeps its largest
-/// capacity for good: a KEEP_ALL reader starved for a moment kept up to `keep_all_max_samples`
-/// slots of ~100 B, a reliable reader's order buffer up to `max_buffered`, which is what made the
-/// endurance run's heap step up and stay. Costs one reallocation per burst, none in the steady
-/// state.
-pub(crate) fn release_burst<T>(queue: &mut std::collections::VecDeque<T>) {
-    if queue.is_empty() && queue.capacity() > BURST_QUEUE_SLOTS {
-        queue.shrink_to(STEADY_QUEUE_SLOTS);
-    }
-}

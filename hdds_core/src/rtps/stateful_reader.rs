@@ -112,6 +112,7 @@ impl StatefulReader {
             return false;
         };
         self.writers.swap_remove(i);
+        crate::capacity::release_peak_vec(&mut self.writers);
         self.reassembler.discard_writer(writer);
         true
     }

@@ -246,6 +246,7 @@ impl StatefulWriter {
             return false;
         };
         let p = self.proxies.swap_remove(i);
+        crate::capacity::release_peak_vec(&mut self.proxies);
         if p.reliable {
             self.reliable_count -= 1;
         }

@@ -130,7 +130,7 @@ impl WriterProxy {
             }
             self.next += 1;
         }
-        super::release_burst(&mut self.slots);
+        crate::capacity::release_burst(&mut self.slots);
     }
 
     /// Moves `next` up to `target`, delivering what was received below it; returns how many SNs

@@ -211,6 +211,9 @@ impl Graph {
         if let Some(info) = info {
             self.participant_changed(info, false, false);
         }
+        let mut st = self.lock();
+        crate::capacity::release_peak(&mut st.endpoints);
+        crate::capacity::release_peak(&mut st.participants);
     }
 
     /// One of this participant's endpoints was created or deleted: recorded here and, for a

@@ -196,7 +196,7 @@ impl Reader {
                 s = st.queue.pop_front();
             }
         }
-        crate::rtps::release_burst(&mut st.queue);
+        crate::capacity::release_burst(&mut st.queue);
         drop(st);
         if s.is_some() && self.shared.qos.depth().is_none() {
             self.shared.room.notify_all();

@@ -546,5 +546,10 @@ impl Network {
         for g in readers {
             self.forget_remote_reader(db, g);
         }
+        // Remote endpoint data is ~0.5 KiB a slot: a moment with more participants than usual
+        // must not stay in the heap.
+        crate::capacity::release_peak(&mut db.remote_writers);
+        crate::capacity::release_peak(&mut db.remote_readers);
+        crate::capacity::release_peak(&mut write(&self.routes));
     }
 }

@@ -382,8 +382,12 @@ impl Network {
     /// Removes a participant and everything it owns; false if it was not known.
     pub(crate) fn remove_participant(&self, prefix: GuidPrefix, out: &mut Outbox) -> bool {
         let mut db = lock(&self.discovery);
-        if write(&self.participants).remove(&prefix).is_none() {
-            return false;
+        {
+            let mut known = write(&self.participants);
+            if known.remove(&prefix).is_none() {
+                return false;
+            }
+            crate::capacity::release_peak(&mut known);
         }
         self.builtin.unmatch_participant(prefix);
         self.remove_remote_endpoints_of(&mut db, prefix, out);
