@@ -85,9 +85,10 @@ def judge(w_out, r_out, lease):
     )
 
 
-def run(name, writer, reader, domain, lease_ms, limit):
+def run(kind, writer, reader, domain, lease_ms, limit):
     topic = f"hdds_liveliness_{domain}"
     common = ["--domain", str(domain), "--topic", topic, "--lease-ms", str(lease_ms), "--timeout", str(limit)]
+    common += ["--kind", kind]
     env = dict(os.environ, ROS_LOCALHOST_ONLY="1")
     rd = subprocess.Popen([reader, "reader"] + common, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(0.3)
@@ -136,24 +137,27 @@ def main():
     ap.add_argument("--hdds", default=os.path.join(ROOT, "target", "release", "hdds-liveliness-peer"))
     ap.add_argument("--cyclone", default=None)
     ap.add_argument("--lease-ms", type=int, default=500)
-    ap.add_argument("--domain-base", type=int, default=226)
+    ap.add_argument("--domain-base", type=int, default=222)
     a = ap.parse_args()
     if not os.access(a.hdds, os.X_OK):
         print(f"run_liveliness.py: no hdds peer at {a.hdds}: cargo build --release -p hdds_tools --bin hdds-liveliness-peer")
         return 2
     cyc, why = cyclone_peer(a.cyclone)
     runs = [
-        ("cyclone -> hdds", cyc, a.hdds),
-        ("hdds -> cyclone", a.hdds, cyc),
-        ("hdds -> hdds", a.hdds, a.hdds),
+        ("topic", "cyclone -> hdds", cyc, a.hdds),
+        ("topic", "hdds -> cyclone", a.hdds, cyc),
+        ("topic", "hdds -> hdds", a.hdds, a.hdds),
+        ("participant", "cyclone -> hdds", cyc, a.hdds),
+        ("participant", "hdds -> cyclone", a.hdds, cyc),
     ]
     passed = failed = skipped = 0
-    for i, (name, writer, reader) in enumerate(runs):
+    for i, (kind, name, writer, reader) in enumerate(runs):
+        name = f"MANUAL_BY_{kind.upper()} {name}"
         if writer is None or reader is None:
             print(f"SKIPPED: liveliness {name}: the Cyclone DDS 0.10 peer is missing: {why}")
             skipped += 1
             continue
-        ok, msg = run(name, writer, reader, a.domain_base + i, a.lease_ms, 20)
+        ok, msg = run(kind, writer, reader, a.domain_base + i, a.lease_ms, 20)
         print(f"{'PASS' if ok else 'FAIL'} liveliness {name}: {msg}", flush=True)
         passed += ok
         failed += not ok

@@ -2,13 +2,15 @@
 //! with the same command line and output as test/interop/cyclone/cyclone_liveliness_peer.c:
 //!
 //! ```text
-//! hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L
+//! hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L [--kind topic|participant]
 //!                      [--assert-ms P] [--assert-for S] [--timeout S]
 //! ```
 //!
-//! - writer: one MANUAL_BY_TOPIC reliable writer of hdds::interop::Blob; waits for a reader,
-//!   asserts its liveliness every P ms for S s without writing (HEARTBEATs with the Liveliness
-//!   flag), stops for 3 leases, writes one sample, and half a lease later deletes the writer.
+//! - writer: one MANUAL_BY_TOPIC (or, `--kind participant`, MANUAL_BY_PARTICIPANT) reliable writer
+//!   of hdds::interop::Blob; waits for a reader, asserts its liveliness every P ms for S s without
+//!   writing (the writer's assert_liveliness: HEARTBEATs with the Liveliness flag, for both kinds;
+//!   hdds has no participant-level assertion), stops for 3 leases, writes one sample, and half a
+//!   lease later deletes the writer.
 //!   Prints `MATCHED` / `ASSERTED_UNTIL` / `WROTE` / `DELETED t=<wall-clock seconds>`.
 //! - reader: prints each change of LIVELINESS_CHANGED as `LIVELINESS alive=A not_alive=N t=...`
 //!   and stops once the writer it matched is gone (`GONE`), or at the timeout (exit 1).
@@ -25,7 +27,7 @@ use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos};
 use hdds_tools::interop::BLOB_TYPE;
 
 const USAGE: &str = "usage: hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L \
-                     [--assert-ms P] [--assert-for S] [--timeout S]";
+                     [--kind topic|participant] [--assert-ms P] [--assert-for S] [--timeout S]";
 
 /// A Blob { seq: 1, data: [] } in XCDR1 little endian.
 const ONE_SAMPLE: &[u8] = &[0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
@@ -35,6 +37,7 @@ struct Opts {
     domain: u32,
     topic: String,
     lease: Duration,
+    kind: LivelinessKind,
     assert_every: Duration,
     assert_for: Duration,
     timeout: Duration,
@@ -52,6 +55,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         domain: 0,
         topic: String::new(),
         lease: Duration::ZERO,
+        kind: LivelinessKind::ManualByTopic,
         assert_every: Duration::from_millis(100),
         assert_for: Duration::from_secs(2),
         timeout: Duration::from_secs(20),
@@ -67,6 +71,13 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--assert-ms" => o.assert_every = Duration::from_secs_f64(num(v)? / 1000.0),
             "--assert-for" => o.assert_for = Duration::from_secs_f64(num(v)?),
             "--timeout" => o.timeout = Duration::from_secs_f64(num(v)?),
+            "--kind" => {
+                o.kind = match v.as_str() {
+                    "topic" => LivelinessKind::ManualByTopic,
+                    "participant" => LivelinessKind::ManualByParticipant,
+                    _ => return Err(format!("--kind: topic or participant, not {v:?}")),
+                }
+            }
             _ => return Err(format!("unknown option {k}")),
         }
     }
@@ -101,10 +112,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let qos = Qos {
-        liveliness: Liveliness { kind: LivelinessKind::ManualByTopic, lease_duration: o.lease },
-        ..Qos::default()
-    };
+    let qos = Qos { liveliness: Liveliness { kind: o.kind, lease_duration: o.lease }, ..Qos::default() };
     let code = if o.writer { writer(&o, &p, qos, end) } else { reader(&o, &p, qos, end) };
     ExitCode::from(code)
 }

@@ -1,12 +1,15 @@
-/* LIVELINESS interop peer on Eclipse Cyclone DDS 0.10.2: one MANUAL_BY_TOPIC writer or reader of
- * hdds::interop::Blob, with the script test/interop/run_liveliness.py drives and judges. Same
+/* LIVELINESS interop peer on Eclipse Cyclone DDS 0.10.2: one MANUAL writer or reader of
+ * hdds::interop::Blob, which the script test/interop/run_liveliness.py drives and judges. Same
  * command line and output as hdds_tools' hdds-liveliness-peer:
  *
- *   cyclone_liveliness_peer writer|reader --domain D --topic T --lease-ms L
+ *   cyclone_liveliness_peer writer|reader --domain D --topic T --lease-ms L [--kind topic|participant]
  *                           [--assert-ms P] [--assert-for S] [--timeout S] [--config FILE]
  *
+ * --kind: MANUAL_BY_TOPIC (default) or MANUAL_BY_PARTICIPANT.
  * writer: waits for a reader, asserts its liveliness every P ms for S s without writing
- *         (dds_assert_liveliness: a HEARTBEAT with the Liveliness flag), stops for 3 leases,
+ *         (MANUAL_BY_TOPIC: dds_assert_liveliness on the writer, a HEARTBEAT with the Liveliness
+ *         flag; MANUAL_BY_PARTICIPANT: on the participant, a ParticipantMessageData of kind
+ *         MANUAL_LIVELINESS_UPDATE), stops for 3 leases,
  *         writes one sample, and after half a lease deletes the writer. Prints
  *         MATCHED / ASSERTED_UNTIL / WROTE / DELETED t=<CLOCK_REALTIME seconds>.
  * reader: prints every change of its LIVELINESS_CHANGED status as
@@ -65,7 +68,7 @@ static void say(const char *what)
 static void usage(void)
 {
   fprintf(stderr, "usage: cyclone_liveliness_peer writer|reader --domain D --topic T --lease-ms L "
-                  "[--assert-ms P] [--assert-for S] [--timeout S] [--config FILE]\n");
+                  "[--kind topic|participant] [--assert-ms P] [--assert-for S] [--timeout S] [--config FILE]\n");
   exit(2);
 }
 
@@ -77,6 +80,7 @@ int main(int argc, char **argv)
   long domain = 0, lease_ms = 0, assert_ms = 100;
   double assert_for = 2.0, timeout = 20.0;
   const char *topic = NULL, *config = HDDS_INTEROP_CYCLONE_CONFIG;
+  int by_participant = 0;
   for (int i = 2; i < argc; i++) {
     if (i + 1 >= argc) usage();
     const char *k = argv[i], *v = argv[++i];
@@ -87,6 +91,8 @@ int main(int argc, char **argv)
     else if (strcmp(k, "--assert-for") == 0) assert_for = atof(v);
     else if (strcmp(k, "--timeout") == 0) timeout = atof(v);
     else if (strcmp(k, "--config") == 0) config = v;
+    else if (strcmp(k, "--kind") == 0 && (strcmp(v, "topic") == 0 || strcmp(v, "participant") == 0))
+      by_participant = strcmp(v, "participant") == 0;
     else usage();
   }
   if (!topic || lease_ms <= 0 || assert_ms <= 0) usage();
@@ -104,7 +110,8 @@ int main(int argc, char **argv)
   CHECK(tp);
   dds_qos_t *q = dds_create_qos();
   dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
-  dds_qset_liveliness(q, DDS_LIVELINESS_MANUAL_BY_TOPIC, DDS_MSECS(lease_ms));
+  dds_qset_liveliness(q, by_participant ? DDS_LIVELINESS_MANUAL_BY_PARTICIPANT : DDS_LIVELINESS_MANUAL_BY_TOPIC,
+                      DDS_MSECS(lease_ms));
   dds_data_representation_id_t xcdr1 = DDS_DATA_REPRESENTATION_XCDR1;
   dds_qset_data_representation(q, 1, &xcdr1);
   double lease = (double)lease_ms / 1000.0;
@@ -126,11 +133,12 @@ int main(int argc, char **argv)
     say("MATCHED");
     nap(0.3);
     double until = mono() + assert_for;
+    dds_entity_t asserter = by_participant ? pp : wr;
     while (mono() < until) {
-      CHECK(dds_assert_liveliness(wr));
+      CHECK(dds_assert_liveliness(asserter));
       nap((double)assert_ms / 1000.0);
     }
-    CHECK(dds_assert_liveliness(wr));
+    CHECK(dds_assert_liveliness(asserter));
     say("ASSERTED_UNTIL");
     nap(3 * lease);
     hdds_interop_Blob s = {0};
