@@ -385,6 +385,10 @@ impl Network {
             false
         });
         if via_shm {
+            if !self.shm_attached(r, writer) {
+                // Attaching failed (counted in NetStats::shm_attach_failures): nothing to time.
+                self.writer_leases.forget_pair(writer, r);
+            }
             return;
         }
         let mut routes = write(&self.routes);

@@ -62,6 +62,9 @@ pub(crate) struct ShmPort {
     sources: Mutex<Vec<Source>>,
     /// Where a sample read from a ring renews its writer's LIVELINESS lease.
     leases: Arc<WriterLeases>,
+    /// The writers `drain` read from whose leases it renews once `sources` is unlocked (the lease
+    /// map's lock comes before `sources`: matching attaches under it). Reused.
+    renewed: Mutex<Vec<Guid>>,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -84,6 +87,7 @@ impl ShmPort {
             counters,
             sources: Mutex::new(Vec::new()),
             leases,
+            renewed: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
         });
@@ -155,6 +159,8 @@ impl ShmPort {
     /// doorbell mode): the sample then wakes one thread, the one that waits for it.
     pub(crate) fn drain(&self) -> bool {
         let mut backlog = false;
+        let mut renewed = lock(&self.renewed);
+        let tracking = self.leases.tracking();
         let mut sources = lock(&self.sources);
         for s in sources.iter_mut() {
             let cur = match &mut s.cursor {
@@ -181,7 +187,9 @@ impl ShmPort {
             if read > 0 {
                 // Once for everything this ring held, as the receive thread does per datagram.
                 s.reader.wake();
-                self.leases.renew(s.writer, Instant::now());
+                if tracking && !renewed.contains(&s.writer) {
+                    renewed.push(s.writer);
+                }
             }
             bump(&self.counters.samples_read, read);
             if cur.lost > 0 {
@@ -194,6 +202,11 @@ impl ShmPort {
                 // The writer detached us (it may match us again: look for a new entry).
                 s.cursor = None;
             }
+        }
+        drop(sources);
+        let now = Instant::now();
+        for w in renewed.drain(..) {
+            self.leases.renew(w, now);
         }
         backlog
     }

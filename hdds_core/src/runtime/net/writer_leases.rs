@@ -17,8 +17,9 @@
 //!   When the writer goes away its entry is removed first and its readers stop counting it as
 //!   what it was then (alive or not).
 //!
-//! Lock order: the map, then a reader's port, then a reader's events. The receive thread renews
-//! with no port lock held. `tracked` lets the receive path skip the map's lock while no remote
+//! Lock order: the map, then the shared-memory `sources`, a reader's port, a reader's events. The
+//! receive thread renews with no port lock held, the shared-memory drain once `sources` is
+//! unlocked. `tracked` lets the receive path skip the map's lock while no remote
 //! writer has a manual lease (the common case).
 
 use std::collections::HashMap;
@@ -112,6 +113,23 @@ impl WriterLeases {
         drop(m);
         watchdog::schedule(first);
         r
+    }
+
+    /// Whether any remote writer has a lease here (a hint: it may change at once).
+    pub(crate) fn tracking(&self) -> bool {
+        self.tracked.load(Ordering::Acquire) > 0
+    }
+
+    /// Reader `reader` turned out not to count remote `writer` after all (its match failed).
+    pub(crate) fn forget_pair(&self, writer: Guid, reader: &Arc<ReaderShared>) {
+        let mut m = lock(&self.entries);
+        if let Some(e) = m.get_mut(&writer) {
+            e.readers.retain(|r| !Arc::ptr_eq(r, reader));
+            if e.readers.is_empty() {
+                m.remove(&writer);
+            }
+        }
+        self.tracked.store(m.len(), Ordering::Release);
     }
 
     /// Remote `writer` is gone: forgets its lease; whether it was alive (true if untracked).
