@@ -41,6 +41,8 @@ ETH_P_ALL = 0x0003
 SOL_PACKET = 263
 PACKET_IGNORE_OUTGOING = 23
 PACKET_STATISTICS = 6
+SO_SNDBUFFORCE = 32
+SO_RCVBUFFORCE = 33
 PACKET_OUTGOING = 4
 ETH_HEADER = 14
 ETHERTYPE_IPV4 = 0x0800
@@ -152,8 +154,13 @@ def open_port(ifname):
         s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
     except OSError:
         pass  # before Linux 4.20: outgoing frames are skipped by their packet type instead
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    # Room for bursts while this (slow, Python) relay is off the CPU; FORCE passes net.core.rmem_max
+    # (root). Frames lost anyway are counted as overruns.
+    for force, plain in ((SO_RCVBUFFORCE, socket.SO_RCVBUF), (SO_SNDBUFFORCE, socket.SO_SNDBUF)):
+        try:
+            s.setsockopt(socket.SOL_SOCKET, force, 32 << 20)
+        except OSError:
+            s.setsockopt(socket.SOL_SOCKET, plain, 32 << 20)
     s.bind((ifname, ETH_P_ALL))
     return s
 

@@ -18,6 +18,8 @@
 #               (no sch_netem, no tc classifiers, no nft/iptables), so the impairment is made in
 #               user space: test/fault/lossy_link.py relays Ethernet frames between two veth pairs
 #               in a third namespace (A <-> M <-> B, 10.231.1.1 <-> 10.231.1.2).
+#   lossy_frag  the same link and checks with 1,000 samples of 8 KiB at 200/s (MTU 1500): DATA_FRAG,
+#               repairs of single fragments, NACK_FRAG.
 #
 #   test/fault/run.sh [--peer PATH]   (needs root and iproute2; otherwise prints SKIPPED and exits 0)
 # Last line: "hdds-fault: P passed, F failed, S skipped"; exit 1 if any failed.
@@ -27,7 +29,7 @@ peer="$root/target/release/hdds-stress-peer"
 while [ $# -gt 0 ]; do
   case "$1" in
     --peer) peer="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -43,8 +45,8 @@ elif ! ip netns add "hddsprobe$$" 2>/dev/null; then why="'ip netns add' failed (
 else ip netns delete "hddsprobe$$"
 fi
 if [ -n "$why" ]; then
-  echo "SKIPPED: the network fault tests (link down 10 s, vanished peer, lossy link). Why: $why."
-  skipped=3; summary
+  echo "SKIPPED: the network fault tests (link down 10 s, vanished peer, lossy link 64 B and 8 KiB). Why: $why."
+  skipped=4; summary
 fi
 [ -x "$peer" ] || { echo "run.sh: no peer at $peer (cargo build --release -p hdds_tools --bin hdds-stress-peer)" >&2; exit 2; }
 
@@ -208,10 +210,13 @@ lossy_case() {
 }
 if [ ! -x "$python" ]; then
   echo "SKIPPED: the lossy-link cases. Why: $python (which runs the relay) is not installed."
-  skipped=$((skipped + 1))
+  skipped=$((skipped + 2))
 elif ! lossy_setup; then
   fail lossy "cannot create the three namespaces and two veth pairs of the lossy link"
 else
   lossy_case lossy 10000 64 1000 60
+  # 8 KiB samples go as DATA_FRAGs: the first sending is one IP-fragmented datagram (lost if any of
+  # its 6 frames is), repairs are resent fragments and NACK_FRAGs, one fragment per frame.
+  lossy_case lossy_frag 1000 8192 200 40
 fi
 summary
