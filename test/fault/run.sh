@@ -186,7 +186,7 @@ lossy_case() {
   wait "$pub"; local prc=$?
   wait "$sub"; local src=$?
   kill -TERM "$rp"; wait "$rp"
-  grep -E "^(WRITER|READER)" "$work/${name}_pub.log" "$work/${name}_sub.log" | sed 's/^[^:]*://'
+  grep -E "^(WRITER|READER|NET)" "$work/${name}_pub.log" "$work/${name}_sub.log" | sed 's/^[^:]*://'
   grep -E "^LINK" "$work/${name}_relay.log"
   local received first max timeouts link
   received=$(field "$work/${name}_sub.log" received) first=$(field "$work/${name}_sub.log" first)

@@ -10,6 +10,7 @@
 //!   STATS s=<secs> rss_kb=R pss_kb=P fds=F heap_kb=H   every `--report` seconds (H: malloc in use)
 //!   WRITER topic=T written=N timeouts=K max_write_ms=M acked=0|1
 //!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
+//!   NET datagrams_sent=N datagrams_received=N send_errors=N fragments_over_limit=N   (at exit)
 //! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
 //! a sample is only counted written once the engine took it, so any gap a reader sees is a loss.
 //!
@@ -318,6 +319,12 @@ fn main() -> ExitCode {
             p.timeouts,
             p.max_write.as_secs_f64() * 1e3,
             u8::from(*a)
+        ));
+    }
+    if let Some(n) = participant.network_stats() {
+        say(&format!(
+            "NET datagrams_sent={} datagrams_received={} send_errors={} fragments_over_limit={}",
+            n.datagrams_sent, n.datagrams_received, n.send_errors, n.fragments_over_limit
         ));
     }
     let mut ok = !failed_write;
