@@ -1,11 +1,14 @@
-//! Best-effort KEEP_ALL readers that the application does not take from stay within
-//! `ParticipantConfig::keep_all_max_samples`: they drop the newest sample and count it (reader and
-//! SAMPLE_LOST, and `NetStats::history_over_limit` when it came over the network).
+//! KEEP_ALL readers that the application does not take from stay within
+//! `ParticipantConfig::keep_all_max_samples` on the paths where no writer waits for them:
+//! best-effort readers drop the newest sample and count it (reader and SAMPLE_LOST, and
+//! `NetStats::history_over_limit` when it came over the network); reliable readers fed over UDP
+//! stop acknowledging, so that the writer sends again and finally blocks, and nothing is lost.
 
 mod net_support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use hdds_core::error::ErrorKind;
 use hdds_core::qos::{History, Reliability};
 use hdds_core::runtime::status::SAMPLE_LOST;
 use hdds_core::{Participant, ParticipantConfig, Qos, Reader};
@@ -74,4 +77,42 @@ fn best_effort_keep_all_reader_over_udp_is_capped_and_counted() {
     assert!(lost >= refused, "every refused sample is in SAMPLE_LOST ({lost} < {refused})");
     let kept = drain(&r);
     assert!(kept.windows(2).all(|p| p[0] < p[1]) && kept.len() == CAP, "{kept:?}");
+}
+
+#[test]
+fn reliable_keep_all_reader_over_udp_stops_acknowledging_and_loses_nothing() {
+    let a = capped(218, 16);
+    let b = capped(218, CAP);
+    let w = a.create_writer("caps/rel-udp", T, qos(Reliability::Reliable)).unwrap();
+    let r = b.create_reader("caps/rel-udp", T, qos(Reliability::Reliable)).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || w.matched_reader_count() == 1 && r.matched_writer_count() == 1));
+    // The reader holds CAP and refuses the rest; the writer's history (16) fills with
+    // unacknowledged samples and `write` times out: back-pressure reaches the writer.
+    let mut written = 0u32;
+    let timed_out = loop {
+        match w.write(&payload(written)) {
+            Ok(_) => written += 1,
+            Err(e) => break e,
+        }
+        assert!(written < 200, "the writer never blocked: the reader acknowledged beyond its cap");
+    };
+    assert_eq!(timed_out.kind(), ErrorKind::Timeout, "{timed_out}");
+    assert!(written as usize > CAP, "wrote {written}");
+    assert!(wait_until(Duration::from_secs(5), || r.available() == CAP));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(r.available(), CAP, "held at its cap while the writer kept sending");
+    assert!(r.history_refusals() >= 1 && b.network_stats().unwrap().history_over_limit >= 1);
+    assert!(!w.wait_for_acknowledgments(Duration::from_millis(50)));
+    assert_eq!(r.status(SAMPLE_LOST).unwrap().total_count, 0);
+    // Taking makes room: the refused samples come again, all of them, in order.
+    let mut got = Vec::new();
+    let end = Instant::now() + Duration::from_secs(15);
+    while got.len() < written as usize && Instant::now() < end {
+        if r.wait_for_data(Duration::from_millis(20)) {
+            got.extend(drain(&r));
+        }
+    }
+    assert_eq!(got, (0..written).collect::<Vec<_>>(), "every written sample, once, in order");
+    assert!(w.wait_for_acknowledgments(Duration::from_secs(5)));
+    assert_eq!(r.status(SAMPLE_LOST).unwrap().total_count, 0);
 }

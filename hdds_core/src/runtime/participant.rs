@@ -32,8 +32,9 @@ pub struct ParticipantConfig {
     /// acknowledged (one more write blocks up to max_blocking_time, then times out), a
     /// TRANSIENT_LOCAL KEEP_ALL writer replays at most this many to late joiners, and a KEEP_ALL
     /// reader served through shared memory leaves samples in the writer's ring (so that the writer
-    /// blocks) once it holds this many untaken. Past it, a best-effort KEEP_ALL reader drops the
-    /// newest sample and counts it ([`crate::Reader::history_refusals`]).
+    /// blocks) once it holds this many untaken. Past it, a reliable KEEP_ALL reader fed over UDP
+    /// stops acknowledging (its writer resends, then blocks) and a best-effort KEEP_ALL reader
+    /// drops the newest sample; both count it ([`crate::Reader::history_refusals`]).
     pub keep_all_max_samples: usize,
 }
 

@@ -18,7 +18,7 @@ use super::instances::{self, InstanceState, ReaderKeys};
 use super::liveliness::count_writer;
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
-use super::net::{lock, Counters, Network};
+use super::net::{bump, lock, Counters, Network};
 use super::participant::{EndpointOptions, Participant};
 use super::sample::{Sample, SampleInfo};
 use super::status::{
@@ -251,9 +251,12 @@ impl Reader {
     }
 
     /// How many writers deliver to this reader: same-process and remote.
-    /// Samples this best-effort KEEP_ALL reader dropped because it held `keep_all_max_samples`
-    /// untaken ([`crate::ParticipantConfig::keep_all_max_samples`]): the newest, as DDS's KEEP_ALL
-    /// with RESOURCE_LIMITS max_samples rejects them; also counted in SAMPLE_LOST.
+    /// Samples this KEEP_ALL reader refused because it held `keep_all_max_samples` untaken
+    /// ([`crate::ParticipantConfig::keep_all_max_samples`]): best-effort ones are dropped (the
+    /// newest, as DDS's KEEP_ALL with RESOURCE_LIMITS max_samples rejects them; also counted in
+    /// SAMPLE_LOST), reliable ones from the network are left unacknowledged, so that their writer
+    /// sends them again and blocks once its own history is full (each refused arrival counts,
+    /// a resent one again). Same-process and same-host reliable writers wait instead.
     pub fn history_refusals(&self) -> u64 {
         self.shared.history_refused.load(Ordering::Relaxed)
     }
@@ -401,9 +404,9 @@ impl ReaderShared {
         // A best-effort KEEP_ALL history refuses the newcomer at its cap (DDS: KEEP_ALL keeps what
         // it holds, max_samples rejects the new sample; dropping the oldest would be KEEP_LAST).
         // A reliable one is not capped here, or data would be lost: writers of this process and
-        // host wait on a full one (Writer::wait_intra_room; the ring left unread). One fed over
-        // UDP is not capped (its RTPS machine acknowledges on receipt): refusing to acknowledge
-        // at the cap stalled the endurance run's writers for minutes (results/endurance.md).
+        // host wait on a full one (Writer::wait_intra_room; the ring left unread), remote ones
+        // are not acknowledged (net_input), so it exceeds the cap by at most the samples a
+        // race or the RTPS order buffer releases at once.
         if self.qos.reliability == Reliability::BestEffort
             && self.qos.depth().is_none()
             && st.queue.len() >= self.keep_all_max
@@ -541,6 +544,21 @@ impl ReaderShared {
         delivered: &mut bool,
         counters: &Counters,
     ) -> Option<Instant> {
+        let data = match input {
+            ReaderInput::Data { .. } => Some(true),
+            ReaderInput::Frag { header, .. } => Some(header.fragment_start == 1),
+            _ => None,
+        };
+        if let Some(first_part) = data.filter(|_| self.keeps_all_and_is_full()) {
+            // Not handed to the RTPS machine, so not acknowledged: the writer sends it again
+            // (after a later HEARTBEAT's ACKNACK) and blocks once its history is full of
+            // unacknowledged samples. Back-pressure without losing data.
+            if first_part {
+                self.history_refused.fetch_add(1, Ordering::Relaxed);
+                bump(&counters.history_over_limit);
+            }
+            return lock(self.port.as_ref()?).next_deadline();
+        }
         let refused = self.history_refused.load(Ordering::Relaxed);
         let mut p = lock(self.port.as_ref()?);
         let before = p.reassembly_over_limit();

@@ -108,8 +108,9 @@ pub struct NetStats {
     /// Samples our readers' fragment reassembly gave up for [`NetworkConfig::reassembly`]: too
     /// large, no room, or evicted for another (a reliable writer sends them again).
     pub fragments_over_limit: u64,
-    /// Samples from the network our best-effort KEEP_ALL readers dropped because they held
-    /// `keep_all_max_samples` untaken. Per reader: [`crate::Reader::history_refusals`].
+    /// Samples from the network our KEEP_ALL readers refused because they held
+    /// `keep_all_max_samples` untaken: best-effort ones dropped, reliable ones left unacknowledged
+    /// (sent again; each refused arrival counts). Per reader: [`crate::Reader::history_refusals`].
     pub history_over_limit: u64,
     /// Shared memory is in use: enabled, and /dev/shm was usable when the participant started.
     pub shm_active: bool,
