@@ -88,6 +88,8 @@ struct ReaderState {
     /// Threads in `wait_for_data`: a wake-up notifies the condition variable only when there is
     /// one (a futex wake per sample would otherwise cost a system call per sample).
     waiters: usize,
+    /// Writers of this process in `wait_room`: a take notifies `room` only when there is one.
+    room_waiters: usize,
 }
 
 impl ReaderState {
@@ -133,7 +135,12 @@ impl Reader {
             user_data: Arc::from(&options.user_data[..]),
             partition: options.partition.clone(),
             ignore_local_participant: options.ignore_local_participant,
-            state: Mutex::new(ReaderState { queue: VecDeque::new(), lifespans: Vec::new(), waiters: 0 }),
+            state: Mutex::new(ReaderState {
+                queue: VecDeque::new(),
+                lifespans: Vec::new(),
+                waiters: 0,
+                room_waiters: 0,
+            }),
             keep_all_max: participant.keep_all_max_samples(),
             room: Condvar::new(),
             data_available: Condvar::new(),
@@ -192,8 +199,9 @@ impl Reader {
                 s = st.queue.pop_front();
             }
         }
+        let room_waiters = st.room_waiters;
         drop(st);
-        if s.is_some() && self.shared.qos.depth().is_none() {
+        if s.is_some() && room_waiters > 0 {
             self.shared.room.notify_all();
         }
         s
@@ -364,7 +372,9 @@ impl ReaderShared {
                 },
                 None => Duration::from_secs(3600),
             };
+            st.room_waiters += 1;
             st = self.room.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st.room_waiters -= 1;
         }
         true
     }
