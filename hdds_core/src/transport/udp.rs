@@ -16,6 +16,7 @@
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket as StdUdpSocket};
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 
 use mio::net::UdpSocket;
@@ -209,12 +210,12 @@ impl UdpReceiver {
     }
 
     /// Receives until the stop handle is signalled, calling `on_datagram` for each datagram with
-    /// the channel it came on and its source. The buffer is reused: the handler parses in place.
+    /// the channel it came on and its source. The buffers are reused: the handler parses in place.
     pub fn run(mut self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr)) {
         use std::sync::atomic::Ordering;
         let stop = self.stop.clone();
         let mut events = Events::with_capacity(16);
-        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let mut batch = Batch::new();
         while !stop.stop.load(Ordering::Acquire) {
             if let Err(e) = self.poll.poll(&mut events, None) {
                 if e.kind() == io::ErrorKind::Interrupted {
@@ -229,10 +230,20 @@ impl UdpReceiver {
                     continue;
                 }
                 let Some((socket, channel)) = self.sockets.get(ev.token().0) else { continue };
-                // Edge-triggered: drain the socket.
+                // Edge-triggered: drain the socket. A batch that comes back short means the queue
+                // was empty (recvmmsg stops at EAGAIN), which saves the EAGAIN call a datagram at
+                // a time would need: one recvmmsg per wake-up in a ping-pong.
                 loop {
-                    match socket.recv_from(&mut buf) {
-                        Ok((n, from)) => on_datagram(&buf[..n], *channel, from),
+                    match batch.receive(socket.as_raw_fd()) {
+                        Ok(n) => {
+                            for i in 0..n {
+                                let (d, from) = batch.datagram(i);
+                                on_datagram(d, *channel, from);
+                            }
+                            if n < BATCH {
+                                break;
+                            }
+                        }
                         Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         // ICMP errors from an earlier send surface here (e.g. connection refused):
@@ -242,6 +253,70 @@ impl UdpReceiver {
                 }
             }
         }
+    }
+}
+
+/// Datagrams taken from a socket per `recvmmsg`.
+const BATCH: usize = 4;
+
+/// The receive thread's buffers for one `recvmmsg`: room for [`BATCH`] datagrams of the largest
+/// size, their lengths and sources. Allocated once per participant.
+struct Batch {
+    buf: Vec<u8>,
+    len: [usize; BATCH],
+    from: [libc::sockaddr_in; BATCH],
+}
+
+impl Batch {
+    fn new() -> Batch {
+        // SAFETY: sockaddr_in is plain old data; all zeroes is a valid value.
+        let zero: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+        Batch { buf: vec![0u8; BATCH * MAX_DATAGRAM], len: [0; BATCH], from: [zero; BATCH] }
+    }
+
+    /// Receives up to [`BATCH`] datagrams without blocking; how many arrived.
+    fn receive(&mut self, fd: std::os::fd::RawFd) -> io::Result<usize> {
+        let base = self.buf.as_mut_ptr();
+        let mut iov: [libc::iovec; BATCH] = std::array::from_fn(|i| libc::iovec {
+            // SAFETY: i < BATCH, so the offset stays inside `buf` (BATCH * MAX_DATAGRAM bytes).
+            iov_base: unsafe { base.add(i * MAX_DATAGRAM) }.cast(),
+            iov_len: MAX_DATAGRAM,
+        });
+        let from = self.from.as_mut_ptr();
+        let iov_ptr = iov.as_mut_ptr();
+        let mut msgs: [libc::mmsghdr; BATCH] = std::array::from_fn(|i| {
+            // SAFETY: msghdr is plain old data; all zeroes is a valid value (no name, no control).
+            let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+            // SAFETY: i < BATCH: inside the `from` and `iov` arrays.
+            hdr.msg_name = unsafe { from.add(i) }.cast();
+            hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            // SAFETY: as above.
+            hdr.msg_iov = unsafe { iov_ptr.add(i) };
+            hdr.msg_iovlen = 1;
+            libc::mmsghdr { msg_hdr: hdr, msg_len: 0 }
+        });
+        // SAFETY: every msghdr points at memory owned by `self` or by `iov` (alive for the call),
+        // with the lengths of that memory; the kernel writes at most those lengths.
+        let n = unsafe {
+            libc::recvmmsg(fd, msgs.as_mut_ptr(), BATCH as libc::c_uint, libc::MSG_DONTWAIT, std::ptr::null_mut())
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let n = n as usize;
+        for (len, m) in self.len.iter_mut().zip(&msgs).take(n) {
+            *len = (m.msg_len as usize).min(MAX_DATAGRAM);
+        }
+        Ok(n)
+    }
+
+    /// Datagram `i` of the last [`Batch::receive`], and where it came from.
+    fn datagram(&self, i: usize) -> (&[u8], SocketAddr) {
+        let start = i * MAX_DATAGRAM;
+        let a = &self.from[i];
+        let ip = Ipv4Addr::from(u32::from_be(a.sin_addr.s_addr));
+        let from = SocketAddr::V4(SocketAddrV4::new(ip, u16::from_be(a.sin_port)));
+        (&self.buf[start..start + self.len[i]], from)
     }
 }
 
