@@ -31,6 +31,37 @@
 //!   have not read it (they see it lost, as a DDS KEEP_LAST history replaces it); a blocking ring
 //!   (reliable KEEP_ALL writer) frees it only once every reliable reader has read it, and otherwise
 //!   sleeps on its wait word (a futex) until a reader moves its cursor, up to the deadline.
+//! - **Pins (reader loans).** A reader may keep a sample's payload in place instead of copying it
+//!   (`RingView::read_next_pinned`): it pins the sample, and while the pin lasts the writer never
+//!   frees or rewrites it. The protocol:
+//!   - a pin is one word of the reader's entry (`LOAN_WORDS` of them, so at most that many pins
+//!     per reader): `generation << 48 | position + 1`, 0 when free. The reader first counts itself
+//!     in the ring header's `pinned` word, takes a free word with compare-and-swap, then (after a
+//!     SeqCst fence) checks that the slot's stamp is still `2p+2` and its entry's generation is
+//!     still its own; if not, it lets the word go and the sample counts as lost (copy readers
+//!     would have lost it too). Unpinning clears the word with compare-and-swap, uncounts itself
+//!     and wakes a waiting writer.
+//!   - to free position `q`, the writer marks its stamp `2q+1` (SeqCst), then looks for a word
+//!     holding `q + 1` in every entry (only when `pinned` is not zero: no cost without loans). If
+//!     it finds one it puts the stamp back (`2q+2`; the payload was not touched) and keeps the
+//!     sample. In the SeqCst order either the reader's pin comes before the writer's look (the
+//!     writer sees it and keeps the sample) or the writer's mark comes before the reader's check
+//!     (the reader gives up): a pinned payload is never rewritten. A copy reader that sees the
+//!     stamp go odd and back reads unchanged bytes, which its seqlock check then accepts.
+//!   - a blocking ring (reliable KEEP_ALL) treats a pinned sample as not yet taken: it waits. A
+//!     non-blocking ring (KEEP_LAST, best-effort) frees the oldest sample nobody pins instead; when
+//!     the descriptor slot of the next position belongs to a pinned sample it skips that position
+//!     (`head` moves on with no sample; readers count it lost). The arena stays first-in first-out
+//!     around a pinned sample: freed samples after it leave holes that are reused once it goes.
+//!   - pins of a dead process: the reader writes its process identity (pid, start time, pid
+//!     namespace, as segment owners do) into its entry before its first pin. When a writer cannot
+//!     make room because of pins, and when it reuses an entry, it releases the words of entries
+//!     whose process is dead. A detached reader's pins (its reader deleted, or unmatched, while
+//!     the application still holds loans) stay honoured until it returns them or its process dies.
+//!   - a loaned payload is looked at as `&[u8]` in place: sound because the writer's protocol
+//!     never writes a pinned payload. The trust boundary is the same as for the whole segment: a
+//!     process of the same user that ignores the protocol can change those bytes (it cannot make
+//!     the reader read outside the mapping: offsets are checked as for copies).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
@@ -38,7 +69,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::futex;
-use super::segment::{segment_name, Segment, SegmentKind, HEADER_LEN};
+use super::segment::{segment_name, Liveness, Owner, Segment, SegmentKind, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::rtps::SampleIdentity;
 use crate::wire::Guid;
@@ -50,6 +81,11 @@ const ALLOC_ALIGN: usize = 64;
 /// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
 /// samples keeps one step).
 const COMMIT_STEP: usize = 64 << 10;
+/// Pins one reader can hold at once (loans it took and has not returned, samples waiting in its
+/// history in place); beyond them, a reader copies.
+pub(crate) const LOAN_WORDS: usize = 8;
+/// A reader entry: its cursor line, then its pin words.
+const ENTRY: usize = 2 * LINE;
 const POS_BITS: u32 = 48;
 const POS_MASK: u64 = (1 << POS_BITS) - 1;
 /// How long a blocked writer sleeps at most between two looks (a reader that went away without a
@@ -64,7 +100,9 @@ struct RingHeader {
     arena_len: AtomicU64,
     /// Arena bytes allocated so far: readers never look beyond.
     committed: AtomicU64,
-    _pad0: [u64; 3],
+    /// Pins being taken or held, by all readers (the writer looks for pins only when non-zero).
+    pinned: AtomicU64,
+    _pad0: [u64; 2],
     /// Positions below are published.
     head: AtomicU64,
     _pad1: [u64; 7],
@@ -86,7 +124,14 @@ struct ReaderEntry {
     guid: [AtomicU64; 2],
     /// `generation << 48 | next position to read`.
     cursor: AtomicU64,
-    _pad: [u64; 4],
+    /// The reader's process ([`Owner`]), written by the reader before its first pin.
+    pid: AtomicU32,
+    _pad32: u32,
+    start: AtomicU64,
+    pidns: AtomicU64,
+    _pad: u64,
+    /// Pins: `generation << 48 | position + 1`, 0 when free.
+    loans: [AtomicU64; LOAN_WORDS],
 }
 
 const FLAG_RELATED: u64 = 1;
@@ -110,7 +155,7 @@ struct SlotDesc {
 }
 
 const _: () = assert!(std::mem::size_of::<RingHeader>() % LINE == 0);
-const _: () = assert!(std::mem::size_of::<ReaderEntry>() == LINE);
+const _: () = assert!(std::mem::size_of::<ReaderEntry>() == ENTRY);
 const _: () = assert!(std::mem::size_of::<SlotDesc>() == 2 * LINE);
 
 /// What travels with a payload through the ring.
@@ -191,7 +236,7 @@ struct Layout {
 impl Layout {
     fn new(slots: usize, max_readers: usize, arena_len: usize) -> Option<Layout> {
         let readers_at = HEADER_LEN + std::mem::size_of::<RingHeader>();
-        let slots_at = readers_at.checked_add(max_readers.checked_mul(LINE)?)?;
+        let slots_at = readers_at.checked_add(max_readers.checked_mul(ENTRY)?)?;
         let arena_at = align_up(slots_at.checked_add(slots.checked_mul(2 * LINE)?)?, PAGE);
         arena_at.checked_add(arena_len)?;
         Some(Layout { slots, max_readers, readers_at, slots_at, arena_at, arena_len })
@@ -219,7 +264,7 @@ impl RingView {
         debug_assert!(i < self.layout.max_readers);
         // SAFETY: i < max_readers (every caller iterates or checks that range), so the entry lies
         // inside the segment per the checked layout; 64-aligned; atomics only.
-        unsafe { &*self.seg.base().add(self.layout.readers_at + i * LINE).cast::<ReaderEntry>() }
+        unsafe { &*self.seg.base().add(self.layout.readers_at + i * ENTRY).cast::<ReaderEntry>() }
     }
 
     fn slot(&self, pos: u64) -> &SlotDesc {
@@ -287,17 +332,38 @@ impl RingView {
     /// Reads the sample at `cur` (skipping those directed to other readers and those the writer
     /// replaced), advancing the cursor locally; [`RingView::commit`] publishes it.
     pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Arc<[u8]>)> {
-        self.read_next_racing(cur, me, || {})
+        match self.read_next_racing(cur, me, 0, || {})? {
+            (desc, Read::Copied(data)) => Some((desc, data)),
+            // Not asked for a pin: never made.
+            (_, Read::Pinned(_)) => None,
+        }
     }
 
-    /// [`RingView::read_next`], calling `during_copy` after the payload is copied and before the
-    /// stamp is checked again: tests make the writer replace the sample there.
+    /// [`RingView::read_next`], leaving the payload in place under a pin ([`RingPin`]) when the
+    /// reader holds fewer than `max_pins` (at most `LOAN_WORDS`) pins, else copying it.
+    pub(crate) fn read_next_pinned(
+        self: &Arc<Self>,
+        cur: &mut ReaderCursor,
+        me: Guid,
+        max_pins: usize,
+    ) -> Option<(SampleDesc, RingPayload)> {
+        let (desc, read) = self.read_next_racing(cur, me, max_pins.min(LOAN_WORDS), || {})?;
+        Some(match read {
+            Read::Copied(data) => (desc, RingPayload::Copied(data)),
+            Read::Pinned(pin) => (desc, RingPayload::Pinned(PinnedSample { view: Arc::clone(self), pin })),
+        })
+    }
+
+    /// Reads the next sample (pinning it if one of the first `pin_words` words is free), calling
+    /// `during_copy` after the payload is copied and before the stamp is checked again: tests
+    /// make the writer replace the sample there.
     fn read_next_racing(
         &self,
         cur: &mut ReaderCursor,
         me: Guid,
+        pin_words: usize,
         mut during_copy: impl FnMut(),
-    ) -> Option<(SampleDesc, Arc<[u8]>)> {
+    ) -> Option<(SampleDesc, Read)> {
         let h = self.header();
         loop {
             let head = h.head.load(Ordering::Acquire);
@@ -314,12 +380,9 @@ impl RingView {
             let slot = self.slot(pos);
             let want = 2 * pos + 2;
             let s1 = slot.stamp.load(Ordering::Acquire);
-            if s1 < want.saturating_sub(1) {
-                // Published per `head` but not stamped: a writer that broke the protocol. Retry later.
-                return None;
-            }
             cur.pos += 1;
             if s1 != want {
+                // Replaced, or a position the writer skipped (its slot held a pinned sample).
                 cur.lost += 1;
                 continue;
             }
@@ -349,6 +412,20 @@ impl RingView {
             }
             let (offset, len) = (offset as usize, len as usize);
             let src = self.arena().wrapping_add(offset);
+            if pin_words > 0 {
+                match self.pin(cur, pos, pin_words) {
+                    Pinned::Yes(word, value) => {
+                        // The stamp was still `want` once the pin was visible: the descriptor read
+                        // above is this sample's, and the writer leaves its bytes alone from here on.
+                        return Some((desc, Read::Pinned(RingPin { word, value, ptr: src, len, index: cur.index })));
+                    }
+                    Pinned::Gone => {
+                        cur.lost += 1;
+                        continue;
+                    }
+                    Pinned::NoWord => {}
+                }
+            }
             // One pass, straight into the Arc's allocation (Arc::new_uninit_slice needs a newer
             // Rust than the crate's minimum; zero-filling first cost a second pass).
             // SAFETY: offset + len <= committed <= arena_len, so every byte read lies inside the
@@ -362,7 +439,51 @@ impl RingView {
                 cur.lost += 1;
                 continue;
             }
-            return Some((desc, data));
+            return Some((desc, Read::Copied(data)));
+        }
+    }
+
+    /// Pins position `pos` for the reader at `cur` (the protocol is in the module's comment).
+    fn pin(&self, cur: &ReaderCursor, pos: u64, words: usize) -> Pinned {
+        let h = self.header();
+        let e = self.entry(cur.index);
+        let me = Owner::me();
+        if e.pid.load(Ordering::Relaxed) != me.pid || e.start.load(Ordering::Relaxed) != me.start {
+            // Published to the writer by the SeqCst compare-and-swap below.
+            e.pid.store(me.pid, Ordering::Relaxed);
+            e.start.store(me.start, Ordering::Relaxed);
+            e.pidns.store(me.pidns, Ordering::Relaxed);
+        }
+        h.pinned.fetch_add(1, Ordering::SeqCst);
+        let value = cur.gen << POS_BITS | ((pos + 1) & POS_MASK);
+        let Some(word) = e.loans[..words]
+            .iter()
+            .position(|w| w.compare_exchange(0, value, Ordering::SeqCst, Ordering::Relaxed).is_ok())
+        else {
+            h.pinned.fetch_sub(1, Ordering::SeqCst);
+            return Pinned::NoWord;
+        };
+        fence(Ordering::SeqCst);
+        let still = self.slot(pos).stamp.load(Ordering::SeqCst) == 2 * pos + 2;
+        let mine = e.cursor.load(Ordering::SeqCst) >> POS_BITS == cur.gen;
+        if still && mine {
+            return Pinned::Yes(word, value);
+        }
+        self.unpin(cur.index, word, value);
+        Pinned::Gone
+    }
+
+    /// Lets go of a pin; wakes the writer if it waits for room.
+    fn unpin(&self, index: usize, word: usize, value: u64) {
+        let h = self.header();
+        let w = &self.entry(index).loans[word];
+        // Fails only if the writer released the word, taking our process for dead: it uncounted it.
+        if w.compare_exchange(value, 0, Ordering::SeqCst, Ordering::Relaxed).is_ok() {
+            h.pinned.fetch_sub(1, Ordering::SeqCst);
+        }
+        if h.writer_waiting.load(Ordering::SeqCst) != 0 {
+            h.space.fetch_add(1, Ordering::SeqCst);
+            futex::wake(&h.space, u32::MAX);
         }
     }
 
@@ -387,6 +508,12 @@ impl RingView {
         true
     }
 
+    /// How many samples a reader should keep pinned at most: a quarter of the slots (at least one,
+    /// at most `LOAN_WORDS`), so that a non-blocking writer always has slots to go around pins.
+    pub(crate) fn pin_budget(&self) -> usize {
+        (self.layout.slots / 4).clamp(1, LOAN_WORDS)
+    }
+
     /// Whether samples wait at the cursor (a cheap look, no copy).
     pub(crate) fn has_unread(&self, cur: &ReaderCursor) -> bool {
         cur.pos < self.header().head.load(Ordering::Acquire)
@@ -404,6 +531,74 @@ pub(crate) struct ReaderCursor {
     pos: u64,
     /// Samples the reader missed (replaced before it read them); the caller resets it.
     pub(crate) lost: u64,
+}
+
+/// What a reader got of a sample's payload.
+pub(crate) enum RingPayload {
+    Copied(Arc<[u8]>),
+    /// In place, pinned.
+    Pinned(PinnedSample),
+}
+
+enum Read {
+    Copied(Arc<[u8]>),
+    Pinned(RingPin),
+}
+
+enum Pinned {
+    Yes(usize, u64),
+    /// The writer freed or replaced the sample, or detached the reader.
+    Gone,
+    /// The reader holds `LOAN_WORDS` pins already.
+    NoWord,
+}
+
+/// A reader's pin on one sample of a ring: while it is held the writer neither frees nor rewrites
+/// the payload. Given back when its holder, [`PinnedSample`], is dropped.
+#[derive(Debug)]
+pub(crate) struct RingPin {
+    index: usize,
+    word: usize,
+    value: u64,
+    ptr: *const u8,
+    len: usize,
+}
+
+/// A pinned payload with the mapping it lies in: its bytes can be borrowed for as long as it lives,
+/// from any thread, and dropping it unpins (also after its reader, writer or participant is gone:
+/// the mapping lives as long as this holds it).
+pub(crate) struct PinnedSample {
+    view: Arc<RingView>,
+    pin: RingPin,
+}
+
+// SAFETY: the raw pointer points into the mapping `view` keeps alive; the bytes are only read, and
+// the writer does not write them while the pin is held (module comment), so sharing and sending
+// the borrow across threads is sound. Unpinning is atomic operations on the shared mapping.
+unsafe impl Send for PinnedSample {}
+// SAFETY: as above: `&PinnedSample` only reads the pinned bytes.
+unsafe impl Sync for PinnedSample {}
+
+impl PinnedSample {
+    /// The payload, in place in the writer's ring.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: ptr..ptr+len lies inside the mapped, committed arena (checked by read_next
+        // before pinning), the mapping lives as long as `self.view`, and while the pin is held no
+        // one writes these bytes (the pin protocol in the module comment).
+        unsafe { std::slice::from_raw_parts(self.pin.ptr, self.pin.len) }
+    }
+}
+
+impl Drop for PinnedSample {
+    fn drop(&mut self) {
+        self.view.unpin(self.pin.index, self.pin.word, self.pin.value);
+    }
+}
+
+impl std::fmt::Debug for PinnedSample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PinnedSample").field("len", &self.pin.len).finish()
+    }
 }
 
 /// Arena bytes lent to a writer's caller ([`RingWriter::reserve`]).
@@ -451,6 +646,9 @@ pub(crate) struct RingWriter {
 enum Room {
     Ok(usize),
     Wait,
+    /// Non-blocking ring whose samples are all pinned and the next does not fit around them: the
+    /// sample is dropped for this ring's readers (its position skipped, so they count it lost).
+    Skip,
 }
 
 impl RingWriter {
@@ -493,7 +691,11 @@ impl RingWriter {
         if st.readers.iter().any(|r| r.guid == reader) {
             return Ok(());
         }
-        let Some(index) = (0..self.cfg.max_readers).find(|i| !st.readers.iter().any(|r| r.index == *i)) else {
+        // An entry whose pins a live process still holds (loans of a reader that went) is not
+        // given to another reader until they are returned.
+        let Some(index) = (0..self.cfg.max_readers)
+            .find(|i| !st.readers.iter().any(|r| r.index == *i) && self.release_pins_if_dead(*i))
+        else {
             return Err(Error::new(
                 ErrorKind::OutOfResources,
                 format!(
@@ -558,15 +760,90 @@ impl RingWriter {
             .unwrap_or(st.head)
     }
 
-    /// Frees the oldest live sample.
-    fn free_oldest(&self, st: &mut WriterState) {
-        let Some(l) = st.live.pop_front() else { return };
-        self.view.slot(l.pos).stamp.store(2 * l.pos + 1, Ordering::Relaxed);
+    /// Frees the live sample at index `i` of `st.live` unless a reader pinned it; true if freed.
+    fn try_free(&self, st: &mut WriterState, i: usize) -> bool {
+        let Some(l) = st.live.get(i).copied() else { return false };
+        let stamp = &self.view.slot(l.pos).stamp;
+        stamp.store(2 * l.pos + 1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if self.is_pinned(l.pos) {
+            // Nothing was written: the sample is as it was (module comment, pins).
+            stamp.store(2 * l.pos + 2, Ordering::SeqCst);
+            return false;
+        }
         // The payload's bytes may be rewritten from here on: a reader copying them must see the
         // stamp change (its acquire fence pairs with this one).
         fence(Ordering::Release);
+        st.live.remove(i);
         let oldest = st.live.front().map_or(st.head, |l| l.pos);
         self.view.header().oldest.store(oldest, Ordering::Release);
+        true
+    }
+
+    /// Whether a reader holds a pin on position `pos` (any entry: a detached reader's loans count).
+    fn is_pinned(&self, pos: u64) -> bool {
+        if self.view.header().pinned.load(Ordering::SeqCst) == 0 {
+            return false;
+        }
+        let want = (pos + 1) & POS_MASK;
+        (0..self.cfg.max_readers)
+            .any(|i| self.view.entry(i).loans.iter().any(|w| w.load(Ordering::SeqCst) & POS_MASK == want))
+    }
+
+    /// Releases the pins of entry `i` if the process that holds them is dead; true when the entry
+    /// holds no pin (any more).
+    fn release_pins_if_dead(&self, i: usize) -> bool {
+        let e = self.view.entry(i);
+        if e.loans.iter().all(|w| w.load(Ordering::SeqCst) == 0) {
+            return true;
+        }
+        let owner = Owner {
+            pid: e.pid.load(Ordering::Relaxed),
+            start: e.start.load(Ordering::Relaxed),
+            pidns: e.pidns.load(Ordering::Relaxed),
+        };
+        if owner.liveness() != Liveness::Dead {
+            return false;
+        }
+        let h = self.view.header();
+        for w in &e.loans {
+            let v = w.load(Ordering::SeqCst);
+            if v != 0 && w.compare_exchange(v, 0, Ordering::SeqCst, Ordering::Relaxed).is_ok() {
+                h.pinned.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        true
+    }
+
+    /// Releases every pin held by a dead process; true if there was one.
+    fn release_dead_pins(&self) -> bool {
+        if self.view.header().pinned.load(Ordering::SeqCst) == 0 {
+            return false;
+        }
+        let mut any = false;
+        for i in 0..self.cfg.max_readers {
+            let e = self.view.entry(i);
+            let held = e.loans.iter().any(|w| w.load(Ordering::SeqCst) != 0);
+            any |= held && self.release_pins_if_dead(i);
+        }
+        any
+    }
+
+    /// The index in `st.live` of the sample whose descriptor slot the next position needs.
+    fn holder_of_head_slot(&self, st: &WriterState) -> Option<usize> {
+        let slots = self.cfg.slots as u64;
+        // Usually live positions are consecutive and end at head: only the oldest can collide.
+        if st.live.front().map_or(true, |f| f.pos + slots > st.head) {
+            return None;
+        }
+        st.live.iter().position(|l| l.pos % slots == st.head % slots)
+    }
+
+    /// The next position's descriptor slot holds a pinned sample: give the position up (readers
+    /// find its stamp wrong and count it lost).
+    fn skip_position(&self, st: &mut WriterState) {
+        st.head += 1;
+        self.view.header().head.store(st.head, Ordering::Release);
     }
 
     /// Where a payload of `size` bytes (rounded) fits in the arena now, if anywhere.
@@ -614,22 +891,58 @@ impl RingWriter {
         }
         let read_by_all = self.min_cursor(st, false);
         while st.live.front().is_some_and(|l| l.pos < read_by_all) {
-            self.free_oldest(st);
+            if !self.try_free(st, 0) {
+                break;
+            }
         }
+        let mut dead_released = false;
         loop {
-            if st.live.len() < self.cfg.slots {
+            let holder = self.holder_of_head_slot(st);
+            if holder.is_none() && st.live.len() < self.cfg.slots {
                 if let Some(at) = self.place(st, size) {
                     return Ok(Room::Ok(at));
                 }
             }
-            let Some(front) = st.live.front() else {
+            let Some(front) = st.live.front().copied() else {
                 // Empty and still no room: cannot happen (size <= arena), but never loop on it.
                 return Err(Error::new(ErrorKind::OutOfResources, "shared memory: the arena has no room"));
             };
-            if self.cfg.blocking && front.pos >= self.min_cursor(st, true) {
+            if self.cfg.blocking {
+                if front.pos >= self.min_cursor(st, true) {
+                    return Ok(Room::Wait);
+                }
+                if self.try_free(st, 0) {
+                    continue;
+                }
+                // A pinned (loaned) sample counts as not yet taken.
+                if !dead_released && self.release_dead_pins() {
+                    dead_released = true;
+                    continue;
+                }
                 return Ok(Room::Wait);
             }
-            self.free_oldest(st);
+            // Non-blocking: replace the oldest sample nobody pins.
+            if let Some(i) = holder {
+                if self.try_free(st, i) {
+                    continue;
+                }
+                if st.live.len() < self.cfg.slots {
+                    // A slot no sample holds lies within the next `slots` positions.
+                    self.skip_position(st);
+                    continue;
+                }
+            }
+            if (0..st.live.len()).any(|i| self.try_free(st, i)) {
+                continue;
+            }
+            if !dead_released && self.release_dead_pins() {
+                dead_released = true;
+                continue;
+            }
+            // As a KEEP_LAST history replaces a sample, this one is lost to the readers hoarding
+            // loans; the writer never blocks.
+            self.skip_position(st);
+            return Ok(Room::Skip);
         }
     }
 
@@ -639,12 +952,19 @@ impl RingWriter {
         self.room_locked(len, deadline).map(drop)
     }
 
-    fn room_locked(&self, len: usize, deadline: Option<Instant>) -> Result<(MutexGuard<'_, WriterState>, usize)> {
+    /// [`RingWriter::wait_room`], returning where the sample goes (`None`: dropped, [`Room::Skip`]).
+    fn room_locked(
+        &self,
+        len: usize,
+        deadline: Option<Instant>,
+    ) -> Result<(MutexGuard<'_, WriterState>, Option<usize>)> {
         let h = self.view.header();
         loop {
             let mut st = self.lock();
-            if let Room::Ok(at) = self.room(&mut st, len)? {
-                return Ok((st, at));
+            match self.room(&mut st, len)? {
+                Room::Ok(at) => return Ok((st, Some(at))),
+                Room::Skip => return Ok((st, None)),
+                Room::Wait => {}
             }
             // Announce the wait, then look again: a reader that moved its cursor before seeing the
             // announcement is seen by this second look (both sides SeqCst; ReaderCursor::commit).
@@ -653,10 +973,11 @@ impl RingWriter {
             let room = self.room(&mut st, len);
             if !matches!(room, Ok(Room::Wait)) {
                 h.writer_waiting.fetch_sub(1, Ordering::SeqCst);
-                if let Room::Ok(at) = room? {
-                    return Ok((st, at));
+                match room? {
+                    Room::Ok(at) => return Ok((st, Some(at))),
+                    Room::Skip => return Ok((st, None)),
+                    Room::Wait => continue,
                 }
-                continue;
             }
             drop(st);
             let now = Instant::now();
@@ -684,6 +1005,7 @@ impl RingWriter {
     /// position.
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<u64> {
         let (mut st, at) = self.room_locked(payload.len(), deadline)?;
+        let Some(at) = at else { return Ok(st.head - 1) };
         let size = align_up(payload.len().max(1), ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
         // SAFETY: at + len <= at + size <= committed <= arena_len: inside the mapped, allocated
@@ -708,14 +1030,17 @@ impl RingWriter {
     /// Lends `len` arena bytes for the caller to fill in place (a loaned sample), waiting for room
     /// as [`RingWriter::publish`] does. One loan at a time per writer; no other sample is published
     /// until it is published ([`RingWriter::publish_lent`]) or given back ([`RingWriter::give_back`]).
-    pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Lent> {
+    /// `None` when the ring's samples are all pinned and the sample would be dropped
+    /// ([`Room::Skip`]): the caller fills a buffer of its own, whose publication is dropped too.
+    pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let (mut st, at) = self.room_locked(len, deadline)?;
+        let Some(at) = at else { return Ok(None) };
         let size = align_up(len.max(1), ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
         st.lent = Some(Live { pos: 0, offset: at, len: size });
         // SAFETY: at + len <= committed <= arena_len (just committed): inside the mapped arena.
         let ptr = unsafe { self.view.arena().add(at) };
-        Ok(Lent { ptr, len })
+        Ok(Some(Lent { ptr, len }))
     }
 
     /// Publishes the first `len` lent bytes as the next sample.
@@ -780,3 +1105,7 @@ impl RingWriter {
 #[cfg(test)]
 #[path = "ring_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "ring_pin_tests.rs"]
+mod pin_tests;
