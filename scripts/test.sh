@@ -7,8 +7,10 @@
 #      cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25),
 #      and after 5., the ROS-level gtests under ASan+UBSan (a second colcon build);
 #   4. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
-#      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED);
-#   4b. network faults in network namespaces (test/fault; root only, else SKIPPED) and the
+#      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED), and
+#      MANUAL LIVELINESS with Cyclone DDS 0.10.2 (test/interop/run_liveliness.py);
+#   4b. network faults in network namespaces (test/fault: link down, vanished peer, 20 % loss with
+#      duplicates and reordering through a user-space relay; root only, else SKIPPED) and the
 #      2-minute endurance run (test/endurance; HDDS_ENDURANCE_SECONDS overrides);
 #   5. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
 #      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test.
@@ -131,10 +133,25 @@ else
   count 0 1
 fi
 
+section "Interop: LIVELINESS MANUAL_BY_TOPIC and MANUAL_BY_PARTICIPANT with Cyclone DDS 0.10.2, both directions (test/interop/run_liveliness.py)"
+if cargo build --release --locked -q -p hdds_tools --bin hdds-liveliness-peer 2>&1 | tee "$logs/liveliness-peer.log"; then
+  live_ok=1
+  test/interop/run_liveliness.py 2>&1 | tee "$logs/liveliness.log" || live_ok=0
+  read -r l_pass l_fail l_skip < <(sed -nE 's/^hdds-liveliness: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+    "$logs/liveliness.log") || true
+  l_pass=${l_pass:-0} l_fail=${l_fail:-0} l_skip=${l_skip:-0}
+  [ "$live_ok" = 1 ] || [ "$l_fail" -gt 0 ] || l_fail=1
+  count "$l_pass" "$l_fail"
+  skipped=$((skipped + l_skip))
+else
+  echo "FAILED: hdds-liveliness-peer (hdds_tools) did not build"
+  count 0 1
+fi
+
 # ---- issue 7: network faults and endurance (test/fault, test/endurance) ----
-section "Network faults: link down 10 s, a peer vanishing without goodbye (test/fault; two netns + veth)"
-# Needs root and 'ip netns' (it prints SKIPPED with the reason otherwise). Loss/duplication/reordering
-# cannot be injected in this kernel (no netem): hdds_core/tests/rtps_lossy.rs covers them above.
+section "Network faults: link down 10 s, a peer vanishing without goodbye, 20 % loss with duplicates and reordering (test/fault; netns + veth)"
+# Needs root and 'ip netns' (it prints SKIPPED with the reason otherwise). This kernel has no netem:
+# the loss comes from test/fault/lossy_link.py, a user-space relay between two veth pairs (~50 s in all).
 if cargo build --release --locked -q -p hdds_tools --bin hdds-stress-peer 2>&1 | tee "$logs/stress-peer.log"; then
   fault_ok=1
   test/fault/run.sh 2>&1 | tee "$logs/fault.log" || fault_ok=0

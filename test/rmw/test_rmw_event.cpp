@@ -2,7 +2,8 @@
 //
 // QoS events and listener callbacks through the rmw API: incompatible QoS on both sides (by
 // wait set and take, and by callback, including a change that happened before the callback was
-// set), deadline missed, and the new-message callback with samples that arrived before it.
+// set), deadline missed, the new-message callback with samples that arrived before it, and
+// MANUAL_BY_TOPIC liveliness (rmw_publisher_assert_liveliness) between two contexts over UDP.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -246,4 +247,75 @@ TEST_F(Events, NewMessageCallbackCountsSamplesFromBeforeAndAfter)
   EXPECT_EQ(4u, count.load());
   ASSERT_EQ(RMW_RET_OK, rmw_subscription_set_on_new_message_callback(sub_, nullptr, nullptr));
   test_msgs__msg__BasicTypes__fini(&msg);
+}
+
+// MANUAL_BY_TOPIC LIVELINESS through the rmw API between two contexts that meet over UDP only
+// (HDDS_TRANSPORT=udp when they start: no same-process path): rmw_publisher_assert_liveliness
+// keeps the remote subscription's writer alive without publishing (HEARTBEATs with the
+// Liveliness flag), and when it stops the subscription's LIVELINESS_CHANGED and the publisher's
+// LIVELINESS_LOST events fire.
+TEST(LivelinessOverUdp, AssertedPublisherStaysAliveAndIsLostWhenItStops)
+{
+  ASSERT_EQ(0, setenv("HDDS_TRANSPORT", "udp", 1));
+  rmw_test::Context pub_ctx;
+  rmw_test::Context sub_ctx;
+  ASSERT_EQ(0, unsetenv("HDDS_TRANSPORT"));
+  ASSERT_TRUE(pub_ctx.ok() && sub_ctx.ok());
+  rmw_test::Node pub_node(pub_ctx, "live_pub");
+  rmw_test::Node sub_node(sub_ctx, "live_sub");
+  rmw_qos_profile_t qos = rmw_qos_profile_default;
+  qos.liveliness = RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
+  qos.liveliness_lease_duration = {0, 300000000};  // 300 ms
+  rmw_publisher_options_t po = rmw_get_default_publisher_options();
+  rmw_subscription_options_t so = rmw_get_default_subscription_options();
+  rmw_publisher_t * pub = rmw_create_publisher(pub_node.get(), ts(), "/liveliness_udp", &qos, &po);
+  ASSERT_NE(nullptr, pub) << take_error();
+  rmw_subscription_t * sub = rmw_create_subscription(sub_node.get(), ts(), "/liveliness_udp", &qos, &so);
+  ASSERT_NE(nullptr, sub) << take_error();
+  rmw_event_t changed = rmw_get_zero_initialized_event();
+  rmw_event_t lost = rmw_get_zero_initialized_event();
+  ASSERT_EQ(RMW_RET_OK, rmw_subscription_event_init(&changed, sub, RMW_EVENT_LIVELINESS_CHANGED));
+  ASSERT_EQ(RMW_RET_OK, rmw_publisher_event_init(&lost, pub, RMW_EVENT_LIVELINESS_LOST));
+  ASSERT_TRUE(
+    wait_until(
+      [&]() {
+        size_t n = 0;
+        return rmw_subscription_count_matched_publishers(sub, &n) == RMW_RET_OK && n == 1;
+      }));
+
+  rmw_liveliness_changed_status_t c{};
+  bool taken = false;
+  // 1.2 s of assertions every 100 ms, nothing published: alive throughout.
+  for (int i = 0; i < 12; i++) {
+    ASSERT_EQ(RMW_RET_OK, rmw_publisher_assert_liveliness(pub)) << take_error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_EQ(RMW_RET_OK, rmw_take_event(&changed, &c, &taken));
+    ASSERT_EQ(1, c.alive_count) << "after " << (i + 1) * 100 << " ms";
+    ASSERT_EQ(0, c.not_alive_count) << "after " << (i + 1) * 100 << " ms";
+  }
+  ASSERT_EQ(RMW_RET_OK, rmw_publisher_assert_liveliness(pub));
+  const auto stopped = std::chrono::steady_clock::now();
+  ASSERT_TRUE(event_ready(sub_ctx.get(), &changed));
+  const auto took = std::chrono::steady_clock::now() - stopped;
+  EXPECT_GE(took, std::chrono::milliseconds(250));
+  EXPECT_LE(took, std::chrono::milliseconds(900));
+  ASSERT_EQ(RMW_RET_OK, rmw_take_event(&changed, &c, &taken));
+  EXPECT_TRUE(taken);
+  EXPECT_EQ(0, c.alive_count);
+  EXPECT_EQ(1, c.not_alive_count);
+  EXPECT_EQ(-1, c.alive_count_change);
+  EXPECT_EQ(1, c.not_alive_count_change);
+  ASSERT_TRUE(event_ready(pub_ctx.get(), &lost));
+  rmw_liveliness_lost_status_t l{};
+  ASSERT_EQ(RMW_RET_OK, rmw_take_event(&lost, &l, &taken));
+  EXPECT_EQ(1, l.total_count);
+
+  // One more assertion: alive again.
+  ASSERT_EQ(RMW_RET_OK, rmw_publisher_assert_liveliness(pub));
+  ASSERT_TRUE(event_ready(sub_ctx.get(), &changed));
+  ASSERT_EQ(RMW_RET_OK, rmw_take_event(&changed, &c, &taken));
+  EXPECT_EQ(1, c.alive_count);
+  EXPECT_EQ(0, c.not_alive_count);
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(sub_node.get(), sub));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(pub_node.get(), pub));
 }

@@ -206,6 +206,13 @@ impl Reassembler {
         self.over_limit
     }
 
+    /// How many more samples of `writer` could start reassembly now without giving another up.
+    pub fn room_for(&self, writer: Guid) -> usize {
+        let own = self.partials.iter().filter(|p| p.writer == writer).count();
+        let l = self.limits;
+        l.max_per_writer.saturating_sub(own).min(l.max_concurrent.saturating_sub(self.partials.len()))
+    }
+
     pub fn contains(&self, writer: Guid, sn: i64) -> bool {
         self.find(writer, sn).is_some()
     }

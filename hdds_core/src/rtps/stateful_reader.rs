@@ -139,6 +139,7 @@ impl StatefulReader {
         if sn <= 0 {
             return;
         }
+        self.writers[i].fragmented = false;
         self.store(i, sn, meta, || Arc::from(data), out);
     }
 
@@ -162,6 +163,7 @@ impl StatefulReader {
         if h.sn <= 0 {
             return;
         }
+        p.fragmented = true;
         p.known_last = p.known_last.max(h.sn);
         if !p.accepts(h.sn, self.cfg.max_buffered) {
             self.count_unaccepted(i, h.sn);

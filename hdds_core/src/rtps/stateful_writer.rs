@@ -426,6 +426,15 @@ impl StatefulWriter {
         }
     }
 
+    /// Asserts the writer's liveliness (RTPS 2.x 8.4.13: a MANUAL writer's assert_liveliness): a
+    /// HEARTBEAT with the Liveliness flag to every matched reader, final (no answer needed), as
+    /// Cyclone DDS sends it.
+    pub fn assert_liveliness(&mut self, out: &mut Vec<WriterAction>) {
+        let mut hb = self.heartbeat(0, true);
+        hb.liveliness_flag = true;
+        out.push(WriterAction::Heartbeat { to: Dest::All, hb });
+    }
+
     fn send_periodic_heartbeat(&mut self, now: Instant, out: &mut Vec<WriterAction>) {
         let all_acked = self.all_acked();
         if self.proxies.iter().any(|p| p.joining || p.sync_pending) {

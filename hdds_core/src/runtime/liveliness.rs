@@ -10,6 +10,8 @@
 //! - AUTOMATIC writers are alive as long as their participant: they never lose liveliness locally.
 //! - A reader counts a writer alive when it matches it; a remote writer stops being alive when it
 //!   goes away, by SEDP disposal or because its participant's lease ran out (alive_count -1).
+//!   A remote MANUAL writer with a finite lease also stops being alive when it stops asserting:
+//!   its lease is kept by the reader's participant ([`super::net::writer_leases`]).
 //!
 //! Every change of a writer's liveliness happens under its state lock, so that its readers'
 //! counts follow the order of the changes.

@@ -502,11 +502,13 @@ impl ReaderShared {
         count_writer(&self.events, alive, delta);
     }
 
+    /// Matches remote `writer`, which is `alive` or not (LIVELINESS_CHANGED counts it so).
     pub(crate) fn net_match_writer(
         &self,
         now: Instant,
         writer: Guid,
         addr: SocketAddr,
+        alive: bool,
         out: &mut Outbox,
     ) -> Option<Instant> {
         let mut p = lock(self.port.as_ref()?);
@@ -515,16 +517,17 @@ impl ReaderShared {
         let next = p.next_deadline();
         drop(p);
         if new {
-            self.writer_matched(1, true);
+            self.writer_matched(1, alive);
         }
         next
     }
 
-    /// A remote writer went away (SEDP disposal, or its participant's lease ran out).
-    pub(crate) fn net_unmatch_writer(&self, writer: Guid) {
+    /// A remote writer went away (SEDP disposal, or its participant's lease ran out); it was
+    /// `alive` or not.
+    pub(crate) fn net_unmatch_writer(&self, writer: Guid, alive: bool) {
         if let Some(p) = &self.port {
             if lock(p).unmatch_writer(writer) {
-                self.writer_matched(-1, true);
+                self.writer_matched(-1, alive);
             }
         }
     }

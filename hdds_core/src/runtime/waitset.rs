@@ -57,14 +57,25 @@ pub(crate) struct WaitCore {
     /// Set while a wait sleeps on a participant's doorbell (doorbell mode): the port, and the
     /// waiting thread.
     bell: Mutex<Option<(Arc<ShmPort>, ThreadId)>>,
+    /// Condition-variable notifications made (tests count the futex calls a signal costs).
+    #[cfg(test)]
+    notified: AtomicU32,
 }
 
 impl WaitCore {
     fn signal(&self) {
-        *lock(&self.signalled) = true;
+        // Only the signal that raises the flag wakes anyone: a flag already raised was raised by a
+        // signal that woke the sleeper (or by the waiting thread itself, which looks at the flag
+        // before it sleeps). One wait set attached twice to one entity (a reader's data and its
+        // statuses) then costs one futex call per sample, not two.
+        if std::mem::replace(&mut *lock(&self.signalled), true) {
+            return;
+        }
         // The flag was raised under the mutex a sleeper holds while it counts itself in and looks
         // at the flag: either it sees the flag, or we see it counted.
         if self.cv_sleepers.load(Ordering::SeqCst) > 0 {
+            #[cfg(test)]
+            self.notified.fetch_add(1, Ordering::SeqCst);
             self.cv.notify_one();
         }
         if let Some((port, waiter)) = lock(&self.bell).as_ref() {
@@ -138,10 +149,26 @@ impl Waiters {
     }
 
     /// Wakes every attached wait set. Call after the state change that made the thing ready.
+    ///
+    /// The wake-ups happen outside the list's lock when the list is short (it nearly always
+    /// holds one or two wait sets): the woken thread detaches from this list at once, and would
+    /// otherwise block on the lock while this thread is still in the futex call that woke it (a
+    /// second sleep and wake-up per sample). A wait set detached meanwhile gets a spurious
+    /// signal, which a wait tolerates (it resets the flag before it looks).
     pub(crate) fn notify(&self) {
-        for w in lock(&self.list).iter() {
-            w.signal();
+        const FEW: usize = 4;
+        let mut few: [Option<Arc<WaitCore>>; FEW] = Default::default();
+        {
+            let list = lock(&self.list);
+            if list.len() > FEW {
+                list.iter().for_each(|w| w.signal());
+                return;
+            }
+            for (slot, w) in few.iter_mut().zip(list.iter()) {
+                *slot = Some(Arc::clone(w));
+            }
         }
+        few.iter().flatten().for_each(|w| w.signal());
     }
 }
 
@@ -278,4 +305,34 @@ fn poll_all<L: WaitList + ?Sized>(entries: &mut L) -> bool {
         any |= ready;
     }
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wait set attached twice to one entity (a reader's data and its statuses, as rmw_wait
+    /// attaches them) is woken by one notification per change, not one per attachment.
+    #[test]
+    fn one_change_wakes_a_doubly_attached_wait_set_once() {
+        let core = Arc::new(WaitCore::default());
+        let waiters = Waiters::default();
+        waiters.attach(&core);
+        waiters.attach(&core);
+        let sleeper = {
+            let core = Arc::clone(&core);
+            std::thread::spawn(move || core.sleep(Some(Instant::now() + Duration::from_secs(10))))
+        };
+        let t0 = Instant::now();
+        while core.cv_sleepers.load(Ordering::SeqCst) == 0 {
+            assert!(t0.elapsed() < Duration::from_secs(5), "the sleeper never slept");
+            std::thread::yield_now();
+        }
+        waiters.notify();
+        assert!(sleeper.join().unwrap(), "the sleeper was not woken");
+        assert_eq!(core.notified.load(Ordering::SeqCst), 1);
+        waiters.detach(&core);
+        waiters.detach(&core);
+        assert!(lock(&waiters.list).is_empty());
+    }
 }

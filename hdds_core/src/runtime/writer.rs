@@ -292,10 +292,29 @@ impl Writer {
 
     /// Asserts the writer's liveliness (MANUAL_BY_TOPIC / MANUAL_BY_PARTICIPANT leases; a write
     /// asserts it too). A no-op for writers that cannot lose liveliness. Thread-safe.
+    ///
+    /// Remote readers learn it from a HEARTBEAT with the Liveliness flag: sent to the matched
+    /// readers over UDP, and to the participants of the same-host readers that read the writer's
+    /// ring (nothing else from the writer reaches them without a sample).
     pub fn assert_liveliness(&self) {
-        let st = self.shared.lock();
+        let mut out = Outbox::new();
+        let mut st = self.shared.lock();
         let lease_ends = self.shared.assert_alive(&st.matched, Instant::now());
+        let mut hb = None;
+        if let (Some(net), Some(_)) = (&self.net, &self.shared.lease) {
+            if let Some(p) = st.net.as_mut() {
+                hb = p.drive(&mut out, |w, a| {
+                    w.assert_liveliness(a);
+                    a.last().cloned()
+                });
+                send_if_batching(&st, net, &mut out);
+            }
+        }
         drop(st);
+        if let (Some(net), Some(hb)) = (&self.net, hb) {
+            net.send_to_shm_readers(&self.shared, hb, &mut out);
+            net.flush(&mut out);
+        }
         watchdog::schedule(lease_ends);
         run_listeners();
     }

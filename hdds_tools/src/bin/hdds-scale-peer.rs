@@ -5,8 +5,9 @@
 //! `MATCHED ms=<unix ms>` once every writer sees `--expect` readers and every reader `--expect`
 //! writers, then idles until SIGINT/SIGTERM or `--timeout` (the benchmark measures it idle).
 //!
-//! Network: `--iface ADDR` (default 127.0.0.1) with SPDP multicast and no unicast SPDP probes, the
-//! same discovery as the Cyclone scale peer's config; `--spdp-period` and `--lease` in seconds
+//! Network: the tools' options (hdds_tools::NetOpts), and `--iface ADDR` (default 127.0.0.1), an
+//! interface with SPDP multicast and no unicast SPDP probes, the same discovery as the Cyclone
+//! scale peer's config; `--spdp-period` and `--lease` in seconds
 //! (Cyclone 0.10's effective defaults: 8 s and 10 s). Exit 0 when matched, 1 when `--timeout`
 //! came first, 2 on a usage or DDS error.
 
@@ -17,11 +18,12 @@ use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hdds_core::qos::Reliability;
-use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos};
-use hdds_tools::Args;
+use hdds_core::Qos;
+use hdds_tools::net::NET_HELP;
+use hdds_tools::{Args, NetOpts};
 
-const USAGE: &str = "hdds-scale-peer [--domain N] [--writers N] [--readers N] [--expect N] [--prefix NAME]
-                [--iface ADDR] [--spdp-period S] [--lease S] [--timeout S] [--no-shm]";
+const USAGE: &str = "hdds-scale-peer [--writers N] [--readers N] [--expect N] [--prefix NAME]
+                [--iface ADDR] [--spdp-period S] [--lease S] [--timeout S] [network options]";
 
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
@@ -36,39 +38,30 @@ fn unix_ms() -> u128 {
 fn main() -> ExitCode {
     let args = Args::from_env_skipping(1);
     if args.flag("help") {
-        println!("{USAGE}");
+        println!("{USAGE}\n{NET_HELP}");
         return ExitCode::SUCCESS;
     }
-    let domain: u32 = args.value("domain", 0);
     let writers: usize = args.value("writers", 10);
     let readers: usize = args.value("readers", 10);
     let expect: usize = args.value("expect", 1);
     let prefix: String = args.value("prefix", "scale_t".to_string());
-    let iface: Ipv4Addr = args.value("iface", Ipv4Addr::LOCALHOST);
     let period: f64 = args.value("spdp-period", 8.0);
     let lease: f64 = args.value("lease", 10.0);
     let timeout: f64 = args.value("timeout", 600.0);
     hdds_tools::install_stop_handlers();
     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
 
-    let mut net = NetworkConfig {
-        interfaces: vec![iface],
-        multicast: true,
-        spdp_period: Duration::from_secs_f64(period),
-        lease_duration: Duration::from_secs_f64(lease),
-        ..NetworkConfig::default()
-    };
-    if args.flag("no-shm") {
-        net.shared_memory.enabled = false;
+    let mut net = NetOpts::parse(&args);
+    // --iface (default 127.0.0.1): loopback is an interface here, not localhost-only: multicast on
+    // it and no unicast SPDP probes, the discovery of the Cyclone scale peer's config.
+    net.interfaces.extend(args.maybe::<Ipv4Addr>("iface"));
+    if net.interfaces.is_empty() {
+        net.interfaces.push(Ipv4Addr::LOCALHOST);
     }
-    let participant =
-        match Participant::with_network(ParticipantConfig { domain_id: domain, ..Default::default() }, net) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("hdds-scale-peer: cannot create the participant: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    let mut config = net.network_config();
+    config.spdp_period = Duration::from_secs_f64(period);
+    config.lease_duration = Duration::from_secs_f64(lease);
+    let participant = net.participant_with(config, Vec::new());
     let qos = Qos { reliability: Reliability::Reliable, ..Qos::default() };
     let mut ws = Vec::with_capacity(writers);
     let mut rs = Vec::with_capacity(readers);

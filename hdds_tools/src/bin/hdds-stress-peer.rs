@@ -10,13 +10,15 @@
 //!   STATS s=<secs> rss_kb=R pss_kb=P fds=F heap_kb=H   every `--report` seconds (H: malloc in use)
 //!   WRITER topic=T written=N timeouts=K max_write_ms=M acked=0|1
 //!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
+//!   NET datagrams_sent=N datagrams_received=N send_errors=N fragments_over_limit=N   (at exit)
 //! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
 //! a sample is only counted written once the engine took it, so any gap a reader sees is a loss.
 //!
 //! Runs until `--duration` seconds pass, every writer wrote `--count` samples and (with
-//! `--expect N`) every reader received N samples, or SIGINT/SIGTERM. Network: `--iface ADDR`
-//! (127.0.0.1 by default; another address is used with SPDP multicast on that interface, for
-//! network namespaces), `--lease`/`--spdp-period` seconds, `--no-shm`. Exit 0 when every reader saw
+//! `--expect N`) every reader received N samples, or SIGINT/SIGTERM. Network: the tools' options
+//! (hdds_tools::NetOpts: --interface, --peer, --domain, --tag, --no-shm), `--iface ADDR` (the same
+//! as --interface; 127.0.0.1, the default, means localhost-only), `--lease`/`--spdp-period`
+//! seconds. Exit 0 when every reader saw
 //! no gap or duplicate and `--expect` was reached, 1 otherwise, 2 on a usage or DDS error.
 
 use std::collections::HashMap;
@@ -31,12 +33,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use hdds_core::error::ErrorKind;
 use hdds_core::qos::{History, Reliability};
 use hdds_core::wire::Guid;
-use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos, Reader, Writer};
-use hdds_tools::Args;
+use hdds_core::{Qos, Reader, Writer};
+use hdds_tools::net::NET_HELP;
+use hdds_tools::{Args, NetOpts};
 
 const USAGE: &str = "hdds-stress-peer [--writers T1,T2] [--readers T1,T2] [--rate HZ] [--count N] [--expect N]
                  [--size BYTES] [--wait-matched N] [--duration S] [--max-blocking S] [--report S]
-                 [--iface ADDR] [--lease S] [--spdp-period S] [--no-shm] [--domain N] [--tag DOMAIN_TAG]";
+                 [--iface ADDR] [--lease S] [--spdp-period S] [network options]";
 
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
@@ -181,7 +184,7 @@ fn write_loop(
 fn main() -> ExitCode {
     let args = Args::from_env_skipping(1);
     if args.flag("help") {
-        println!("{USAGE}");
+        println!("{USAGE}\n{NET_HELP}");
         return ExitCode::SUCCESS;
     }
     let wtopics = topics(&args.value("writers", String::new()));
@@ -194,30 +197,15 @@ fn main() -> ExitCode {
     let duration = Duration::from_secs_f64(args.value("duration", 60.0));
     let max_blocking = Duration::from_secs_f64(args.value("max-blocking", 1.0));
     let report = Duration::from_secs_f64(args.value("report", 5.0));
-    let iface: Ipv4Addr = args.value("iface", Ipv4Addr::LOCALHOST);
-    let domain: u32 = args.value("domain", 0);
-    let tag: String = args.value("tag", String::new());
     hdds_tools::install_stop_handlers();
 
-    let mut net = if iface.is_loopback() {
-        NetworkConfig::localhost()
-    } else {
-        NetworkConfig { interfaces: vec![iface], multicast: true, ..NetworkConfig::default() }
-    };
-    net.lease_duration = Duration::from_secs_f64(args.value("lease", 20.0));
-    net.spdp_period = Duration::from_secs_f64(args.value("spdp-period", 3.0));
-    net.domain_tag = tag;
-    if args.flag("no-shm") {
-        net.shared_memory.enabled = false;
-    }
-    let participant =
-        match Participant::with_network(ParticipantConfig { domain_id: domain, ..Default::default() }, net) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("hdds-stress-peer: cannot create the participant: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    let mut net = NetOpts::parse(&args);
+    // --iface: the one-interface spelling the test scripts use; loopback there means localhost-only.
+    net.interfaces.extend(args.maybe::<Ipv4Addr>("iface").filter(|a| !a.is_loopback()));
+    let mut config = net.network_config();
+    config.lease_duration = Duration::from_secs_f64(args.value("lease", 20.0));
+    config.spdp_period = Duration::from_secs_f64(args.value("spdp-period", 3.0));
+    let participant = net.participant_with(config, Vec::new());
     let qos = Qos {
         reliability: Reliability::Reliable,
         history: History::KeepAll,
@@ -331,6 +319,12 @@ fn main() -> ExitCode {
             p.timeouts,
             p.max_write.as_secs_f64() * 1e3,
             u8::from(*a)
+        ));
+    }
+    if let Some(n) = participant.network_stats() {
+        say(&format!(
+            "NET datagrams_sent={} datagrams_received={} send_errors={} fragments_over_limit={}",
+            n.datagrams_sent, n.datagrams_received, n.send_errors, n.fragments_over_limit
         ));
     }
     let mut ok = !failed_write;

@@ -25,6 +25,7 @@ pub(crate) mod send;
 pub(crate) mod shm;
 pub(crate) mod spdp;
 pub(crate) mod timer;
+pub(crate) mod writer_leases;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, SocketAddrV4};
@@ -38,6 +39,7 @@ use config::Resolved;
 use send::Outbox;
 use spdp::RemoteParticipant;
 use timer::Timer;
+use writer_leases::WriterLeases;
 
 use super::discovery_events::Graph;
 use super::reader::ReaderShared;
@@ -179,6 +181,9 @@ pub(crate) struct Network {
     pub(crate) readers: RwLock<HashMap<EntityId, Arc<ReaderShared>>>,
     /// For each matched remote writer, the local readers matched with it.
     pub(crate) routes: RwLock<HashMap<Guid, Vec<Arc<ReaderShared>>>>,
+    /// The LIVELINESS leases of matched remote writers with a manual lease, for our readers on
+    /// every path (UDP and shared memory).
+    pub(crate) writer_leases: Arc<WriterLeases>,
     pub(crate) discovery: Mutex<sedp::Db>,
     /// Where remote participants and endpoints are reported (delivered at the end of each datagram
     /// and each timer sweep, with no lock held).
@@ -248,10 +253,14 @@ impl Network {
         let default_locators = locators(sockets.user_unicast_port);
         let name = |what: &str| format!("hdds-{what}-{}-{}", domain_id, sockets.participant_index);
         // Without a usable /dev/shm the participant goes on over UDP (NetStats::shm_active says so).
+        let writer_leases = Arc::new(WriterLeases::default());
         let shm = cfg
             .shared_memory
             .enabled
-            .then(|| shm::ShmPort::start(Guid::new(prefix, EntityId::PARTICIPANT), cfg.shared_memory, name("shm")).ok())
+            .then(|| {
+                let me = Guid::new(prefix, EntityId::PARTICIPANT);
+                shm::ShmPort::start(me, cfg.shared_memory, name("shm"), Arc::clone(&writer_leases)).ok()
+            })
             .flatten();
         // Same-host hdds peers learn from this extra locator that we share memory with them.
         let mut announced = default_locators.clone();
@@ -288,6 +297,7 @@ impl Network {
             writers: RwLock::new(HashMap::new()),
             readers: RwLock::new(HashMap::new()),
             routes: RwLock::new(HashMap::new()),
+            writer_leases,
             discovery: Mutex::new(sedp::Db::default()),
             graph,
             shm,
@@ -521,6 +531,7 @@ impl Network {
         write(&self.writers).clear();
         write(&self.readers).clear();
         write(&self.routes).clear();
+        self.writer_leases.clear();
         write(&self.participants).clear();
     }
 }

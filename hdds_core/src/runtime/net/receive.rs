@@ -203,6 +203,14 @@ impl Network {
             ctx.route = Some((writer, readers));
         }
         let Some((_, readers)) = &ctx.route else { unreachable!("set above") };
+        // Samples and HEARTBEATs with the Liveliness flag renew a manual LIVELINESS lease, also of a
+        // writer whose readers here all read its shared-memory ring (and so are not in `routes`).
+        let asserts = match input {
+            ReaderInput::Data { .. } | ReaderInput::Frag { .. } => true,
+            ReaderInput::Heartbeat(hb) => hb.liveliness_flag,
+            ReaderInput::HeartbeatFrag(_) | ReaderInput::Gap(_) => false,
+        };
+        let leased = asserts && self.writer_leases.renew(writer, now);
         let mut any = false;
         for r in readers.iter().filter(|r| reader_id == EntityId::UNKNOWN || r.guid.entity_id == reader_id) {
             any = true;
@@ -214,7 +222,7 @@ impl Network {
                 ctx.to_wake.push(Arc::clone(r));
             }
         }
-        if !any {
+        if !any && !leased {
             bump(&self.counters.unroutable_submessages);
         }
     }

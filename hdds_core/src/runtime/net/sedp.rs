@@ -20,18 +20,19 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::endpoint::{ReaderMachine, ReaderPort, WriterPort};
-use super::send::Outbox;
+use super::send::{Out, Outbox};
 use super::{bump, lock, min_deadline, read, write, Network};
 use crate::discovery::inline_qos::{self, BuiltinTopic, StatusInfo};
-use crate::discovery::sedp::{DurabilityKind, EndpointData};
+use crate::discovery::sedp::{DurabilityKind, EndpointData, EndpointQos};
 use crate::discovery::spdp::builtin_endpoints as bits;
 use crate::discovery::{check_match, DiscoveredReaderData, DiscoveredWriterData};
 use crate::qos::{Durability, Reliability};
 use crate::rtps::{
-    Delivery, HistoryKind, MatchedReader, ReaderConfig, SampleMeta, StatefulReader, StatefulWriter, WriterConfig,
+    Delivery, HistoryKind, MatchedReader, ReaderConfig, SampleMeta, StatefulReader, StatefulWriter, WriterAction,
+    WriterConfig,
 };
 use crate::runtime::discovery_events::EndpointInfo;
 use crate::runtime::reader::ReaderShared;
@@ -55,7 +56,9 @@ pub(crate) struct Builtin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BuiltinKind {
     Sedp(BuiltinTopic),
-    /// Participant messages (liveliness): accepted and acknowledged, nothing more yet.
+    /// Participant messages (liveliness): a MANUAL_LIVELINESS_UPDATE renews the leases of the
+    /// participant's MANUAL_BY_PARTICIPANT writers; AUTOMATIC ones change nothing (the SPDP
+    /// lease covers them).
     ParticipantMessage,
 }
 
@@ -219,6 +222,21 @@ impl Builtin {
     }
 }
 
+/// The ParticipantMessageData kind by which a participant asserts its MANUAL_BY_PARTICIPANT
+/// writers (RTPS 2.x 9.6.2.1; [0, 0, 0, 1] is AUTOMATIC_LIVELINESS_UPDATE).
+pub(crate) const PMD_MANUAL_LIVELINESS_UPDATE: [u8; 4] = [0, 0, 0, 2];
+
+/// The kind of a ParticipantMessageData (encapsulation header, participant GUID prefix, kind,
+/// opaque data) sent by participant `from`; `None` if malformed or about another participant.
+pub(crate) fn participant_message_kind(payload: &[u8], from: GuidPrefix) -> Option<[u8; 4]> {
+    let body = payload.get(4..)?;
+    let prefix: [u8; 12] = body.get(..12)?.try_into().ok()?;
+    if GuidPrefix(prefix) != from {
+        return None;
+    }
+    body.get(12..16)?.try_into().ok()
+}
+
 /// A remote endpoint and the local ones it is matched with.
 struct Remote<T> {
     data: T,
@@ -337,7 +355,7 @@ impl Network {
         for (g, rw) in db.remote_writers.iter_mut().filter(|(_, w)| w.data.topic_name == data.topic_name) {
             match check_match(&rw.data, &data) {
                 Ok(()) => {
-                    self.match_reader_with(r, now, (*g, rw.data.qos.lifespan), rw.addr, &mut out);
+                    self.match_reader_with(r, now, (*g, &rw.data.qos), rw.addr, &mut out);
                     rw.matched.push(r.guid.entity_id);
                 }
                 Err(e) => r.record_mismatch(e),
@@ -348,21 +366,31 @@ impl Network {
         self.flush(&mut out);
     }
 
-    /// `writer`: its GUID and LIFESPAN.
+    /// `writer`: its GUID and QoS. Counted alive or not as its LIVELINESS lease says.
     fn match_reader_with(
         &self,
         r: &Arc<ReaderShared>,
         now: Instant,
-        (writer, lifespan): (Guid, Duration),
+        (writer, qos): (Guid, &EndpointQos),
         addr: SocketAddr,
         out: &mut Outbox,
     ) {
-        r.note_writer_lifespan(writer, lifespan);
-        if self.shm_attach(r, writer) {
+        r.note_writer_lifespan(writer, qos.lifespan);
+        let via_shm = self.writer_leases.attach(writer, &qos.liveliness, r, now, |alive| {
+            if self.shm_attach(r, writer, alive) {
+                return true;
+            }
+            let next = r.net_match_writer(now, writer, addr, alive, out);
+            self.timer.schedule(next);
+            false
+        });
+        if via_shm {
+            if !self.shm_attached(r, writer) {
+                // Attaching failed (counted in NetStats::shm_attach_failures): nothing to time.
+                self.writer_leases.forget_pair(writer, r);
+            }
             return;
         }
-        let next = r.net_match_writer(now, writer, addr, out);
-        self.timer.schedule(next);
         let mut routes = write(&self.routes);
         let v = routes.entry(writer).or_default();
         if !v.iter().any(|x| Arc::ptr_eq(x, r)) {
@@ -397,6 +425,7 @@ impl Network {
             v.retain(|x| !Arc::ptr_eq(x, r));
             !v.is_empty()
         });
+        self.writer_leases.forget_reader(r);
         if db.local_readers.remove(&r.guid.entity_id).is_some() {
             for rw in db.remote_writers.values_mut() {
                 rw.matched.retain(|e| *e != r.guid.entity_id);
@@ -405,6 +434,29 @@ impl Network {
         }
         drop(db);
         self.flush(&mut out);
+    }
+
+    /// Addresses `action` (a writer's HEARTBEAT) of local writer `w` to the participants of the
+    /// remote readers that read its ring: they hear nothing else from it but samples.
+    pub(crate) fn send_to_shm_readers(&self, w: &WriterShared, action: WriterAction, out: &mut Outbox) {
+        let Some(ring) = w.shm.as_ref().filter(|r| r.reader_count() > 0) else { return };
+        let db = lock(&self.discovery);
+        let mut addrs: Vec<SocketAddr> = Vec::new();
+        for (g, rr) in &db.remote_readers {
+            if rr.matched.contains(&w.guid.entity_id) && ring.has_reader(*g) && !addrs.contains(&rr.addr) {
+                addrs.push(rr.addr);
+            }
+        }
+        drop(db);
+        for a in addrs {
+            let o = Out::Writer {
+                writer: w.guid.entity_id,
+                reader: EntityId::UNKNOWN,
+                dst: GuidPrefix::default(),
+                action: action.clone(),
+            };
+            out.push(a, o);
+        }
     }
 
     /// The goodbye: every local endpoint disposed.
@@ -420,7 +472,13 @@ impl Network {
 
     /// A sample our built-in reader delivered (in order, once), from a remote built-in writer.
     pub(crate) fn on_builtin_delivery(&self, kind: BuiltinKind, d: Delivery, now: Instant, out: &mut Outbox) {
-        let BuiltinKind::Sedp(topic) = kind else { return };
+        let BuiltinKind::Sedp(topic) = kind else {
+            // A participant speaks only for itself.
+            if participant_message_kind(&d.payload, d.writer.prefix) == Some(PMD_MANUAL_LIVELINESS_UPDATE) {
+                self.writer_leases.renew_participant(d.writer.prefix, now);
+            }
+            return;
+        };
         let Some(header) = read(&self.participants).get(&d.writer.prefix).map(|p| p.header()) else { return };
         if !StatusInfo(d.meta.status_info).is_alive() {
             let guid = match d.meta.key_hash {
@@ -477,7 +535,7 @@ impl Network {
             let Some(r) = read(&self.readers).get(eid).cloned() else { continue };
             match check_match(&w, local) {
                 Ok(()) => {
-                    self.match_reader_with(&r, now, (w.guid, w.qos.lifespan), addr, out);
+                    self.match_reader_with(&r, now, (w.guid, &w.qos), addr, out);
                     matched.push(*eid);
                 }
                 Err(e) => r.record_mismatch(e),
@@ -518,12 +576,14 @@ impl Network {
     fn forget_remote_writer(&self, db: &mut Db, guid: Guid) {
         let Some(rw) = db.remote_writers.remove(&guid) else { return };
         self.graph.endpoint_changed(endpoint_info(&rw.data, false), false, false);
+        // The lease first: once it is gone, the writer's liveliness no longer changes.
+        let alive = self.writer_leases.remove_writer(guid);
         if let Some(readers) = write(&self.routes).remove(&guid) {
             for r in readers {
-                r.net_unmatch_writer(guid);
+                r.net_unmatch_writer(guid, alive);
             }
         }
-        self.shm_detach_writer(guid);
+        self.shm_detach_writer(guid, alive);
     }
 
     fn forget_remote_reader(&self, db: &mut Db, guid: Guid) {
@@ -546,5 +606,24 @@ impl Network {
         for g in readers {
             self.forget_remote_reader(db, g);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn participant_message_kind_is_read_for_its_own_participant_only() {
+        let from = GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        // CDR_BE, as Cyclone DDS sends it: prefix, kind, empty data sequence.
+        let mut pmd = vec![0, 0, 0, 0];
+        pmd.extend_from_slice(&from.0);
+        pmd.extend_from_slice(&PMD_MANUAL_LIVELINESS_UPDATE);
+        pmd.extend_from_slice(&[0, 0, 0, 0]);
+        assert_eq!(participant_message_kind(&pmd, from), Some(PMD_MANUAL_LIVELINESS_UPDATE));
+        assert_eq!(participant_message_kind(&pmd, GuidPrefix([9; 12])), None, "about another participant");
+        assert_eq!(participant_message_kind(&pmd[..19], from), None, "truncated");
+        assert_eq!(participant_message_kind(&[], from), None);
     }
 }

@@ -6,7 +6,12 @@
 //! (Cyclone's 14720), in order. INFO_TS precedes a DATA / DATA_FRAG whenever the timestamp changes;
 //! INFO_DST precedes submessages directed at one participant. A message never goes back from a
 //! directed submessage to an undirected one (receivers differ on what INFO_DST with a zero prefix
-//! means), it ends instead.
+//! means), it ends instead. A message with a resent DATA_FRAG in it stays within [`REPAIR_MESSAGE`]
+//! bytes, one Ethernet frame: the repair of one fragment is then lost only with its own frame.
+//! Packed to 14720 bytes (ten IP fragments), a repair arrives only if all ten do: 11 % of the time
+//! at 20 % frame loss; the repairs came back as NACK_FRAGs and were resent, and the receiving
+//! kernel's IP reassembly memory filled with the incomplete datagrams and then dropped every
+//! fragment (test/fault's lossy_frag case: 10 of 400 8 KiB samples in 12 s before, all after).
 
 use std::cell::RefCell;
 use std::net::SocketAddr;
@@ -21,6 +26,10 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Header, MessageBuilder, SequenceNu
 
 /// The largest RTPS message we send: Cyclone's default, which every vendor receives.
 pub(crate) const MAX_MESSAGE: usize = 14_720;
+
+/// The largest message that carries a resent DATA_FRAG: a UDP payload that fits a 1500-byte MTU
+/// unfragmented (1500 - 20 IPv4 - 8 UDP). A fragment of the default 1344 bytes fits with its headers.
+pub(crate) const REPAIR_MESSAGE: usize = 1_472;
 
 /// One submessage to send, owned (payloads are shared `Arc`s, never copied before encoding).
 #[derive(Debug, Clone)]
@@ -60,6 +69,10 @@ impl Out {
             Out::Writer { action: WriterAction::DataFrag { frag, .. }, .. } => Some(frag.meta.source_timestamp),
             _ => None,
         }
+    }
+
+    fn is_fragment_repair(&self) -> bool {
+        matches!(self, Out::Writer { action: WriterAction::DataFrag { resend: true, .. }, .. })
     }
 
     /// An upper bound of the encoded size, INFO_DST and INFO_TS included.
@@ -123,16 +136,21 @@ pub(crate) fn encode(prefix: GuidPrefix, items: &[(SocketAddr, Out)], mut emit: 
             let mut b = MessageBuilder::with_buffer(buf, &header);
             let mut dst = GuidPrefix::default();
             let mut ts: Option<Option<Timestamp>> = None;
+            let mut has_repair = false;
             for (_, out) in items.iter().filter(|(a, _)| *a == addr) {
                 let out_dst = out.dst();
-                let full = b.len() + out.size_bound() > MAX_MESSAGE;
+                let repair = out.is_fragment_repair();
+                let limit = if has_repair || repair { REPAIR_MESSAGE } else { MAX_MESSAGE };
+                let full = b.len() + out.size_bound() > limit;
                 let undirect = out_dst == GuidPrefix::default() && dst != GuidPrefix::default();
                 if !b.is_empty() && (full || undirect) {
                     emit(addr, b.as_bytes());
                     b = MessageBuilder::with_buffer(b.finish(), &header);
                     dst = GuidPrefix::default();
                     ts = None;
+                    has_repair = false;
                 }
+                has_repair |= repair;
                 if out_dst != dst {
                     let _ = b.add(&Submessage::InfoDst(sm::InfoDst { guid_prefix: out_dst }));
                     dst = out_dst;
@@ -356,5 +374,32 @@ mod tests {
             })
             .sum();
         assert_eq!(total, 100_000);
+    }
+
+    #[test]
+    fn fragment_repairs_go_one_ethernet_frame_each() {
+        let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
+        let sample: Arc<[u8]> = vec![7u8; 20_000].into();
+        let n = fragment::fragment_count(sample.len(), 1344);
+        let out = |i: u32, resend: bool| {
+            let frag = fragment::data_frag(1, SampleMeta::default(), &sample, 1344, i);
+            let action = WriterAction::DataFrag { to: Dest::All, frag, resend };
+            (a, Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action })
+        };
+        // First sending of fragments 1-4, then repairs of every fragment, then a small DATA.
+        let mut items: Vec<_> = (1..=4).map(|i| out(i, false)).collect();
+        items.extend((1..=n).map(|i| out(i, true)));
+        items.push((a, data(2, 10, 1)));
+        let mut msgs = Vec::new();
+        encode(GuidPrefix([1; 12]), &items, |to, m| msgs.push((to, m.to_vec())));
+        let frags = |m: &[u8]| {
+            let msg = Message::parse(m).unwrap();
+            msg.receive().filter(|r| matches!(r.as_ref().unwrap().submessage, Submessage::DataFrag(_))).count()
+        };
+        assert_eq!(frags(&msgs[0].1), 4, "first sendings are packed as before");
+        assert!(msgs[0].1.len() > REPAIR_MESSAGE);
+        let rest = &msgs[1..];
+        assert!(rest.iter().all(|(_, m)| m.len() <= REPAIR_MESSAGE && frags(m) == 1), "one repair per frame");
+        assert_eq!(rest.len(), n as usize, "the DATA shares the short last fragment's frame");
     }
 }

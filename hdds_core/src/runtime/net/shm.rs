@@ -23,6 +23,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::send::Outbox;
+use super::writer_leases::WriterLeases;
 use super::{lock, read, Network};
 use crate::error::{Error, ErrorKind, Result};
 use crate::qos::{Durability, Qos};
@@ -59,6 +60,11 @@ pub(crate) struct ShmPort {
     bells: Arc<Bells>,
     pub(crate) counters: Arc<Counters>,
     sources: Mutex<Vec<Source>>,
+    /// Where a sample read from a ring renews its writer's LIVELINESS lease.
+    leases: Arc<WriterLeases>,
+    /// The writers `drain` read from whose leases it renews once `sources` is unlocked (the lease
+    /// map's lock comes before `sources`: matching attaches under it). Reused.
+    renewed: Mutex<Vec<Guid>>,
     stop: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -66,7 +72,12 @@ pub(crate) struct ShmPort {
 impl ShmPort {
     /// Removes this user's stale segments, creates the participant's doorbell and starts its
     /// reader thread.
-    pub(crate) fn start(participant: Guid, cfg: SharedMemoryConfig, thread_name: String) -> Result<Arc<ShmPort>> {
+    pub(crate) fn start(
+        participant: Guid,
+        cfg: SharedMemoryConfig,
+        thread_name: String,
+        leases: Arc<WriterLeases>,
+    ) -> Result<Arc<ShmPort>> {
         let counters = Arc::new(Counters::default());
         bump(&counters.segments_reclaimed, segment::reclaim_stale(NAME_PREFIX) as u64);
         let port = Arc::new(ShmPort {
@@ -75,6 +86,8 @@ impl ShmPort {
             bells: Arc::default(),
             counters,
             sources: Mutex::new(Vec::new()),
+            leases,
+            renewed: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
             thread: Mutex::new(None),
         });
@@ -146,6 +159,8 @@ impl ShmPort {
     /// doorbell mode): the sample then wakes one thread, the one that waits for it.
     pub(crate) fn drain(&self) -> bool {
         let mut backlog = false;
+        let mut renewed = lock(&self.renewed);
+        let tracking = self.leases.tracking();
         let mut sources = lock(&self.sources);
         for s in sources.iter_mut() {
             let cur = match &mut s.cursor {
@@ -184,6 +199,9 @@ impl ShmPort {
             if read > 0 {
                 // Once for everything this ring held, as the receive thread does per datagram.
                 s.reader.wake();
+                if tracking && !renewed.contains(&s.writer) {
+                    renewed.push(s.writer);
+                }
             }
             bump(&self.counters.samples_read, read);
             if cur.lost > 0 {
@@ -196,6 +214,11 @@ impl ShmPort {
                 // The writer detached us (it may match us again: look for a new entry).
                 s.cursor = None;
             }
+        }
+        drop(sources);
+        let now = Instant::now();
+        for w in renewed.drain(..) {
+            self.leases.renew(w, now);
         }
         backlog
     }
@@ -222,8 +245,8 @@ impl ShmPort {
         Ok(true)
     }
 
-    /// Remote writer `writer` is gone: its readers stop counting it.
-    fn detach_writer(&self, writer: Guid) {
+    /// Remote writer `writer` is gone: its readers stop counting it (as `alive` or not).
+    fn detach_writer(&self, writer: Guid, alive: bool) {
         let gone: Vec<Source> = {
             let mut sources = lock(&self.sources);
             let (gone, kept) = std::mem::take(&mut *sources).into_iter().partition(|s| s.writer == writer);
@@ -232,7 +255,7 @@ impl ShmPort {
         };
         for s in &gone {
             s.reader.shm_writers.fetch_sub(1, Ordering::Relaxed);
-            s.reader.writer_matched(-1, true);
+            s.reader.writer_matched(-1, alive);
         }
         if let Some(s) = gone.first() {
             if s.view.segment().owner().liveness() == Liveness::Dead {
@@ -313,9 +336,9 @@ impl Network {
         w.net_unmatch_reader(reader);
     }
 
-    /// Attaches local reader `r` to remote writer `writer` if their participants share memory;
-    /// false when the UDP path must be used.
-    pub(crate) fn shm_attach(&self, r: &Arc<ReaderShared>, writer: Guid) -> bool {
+    /// Attaches local reader `r` to remote writer `writer` (which is `alive` or not) if their
+    /// participants share memory; false when the UDP path must be used.
+    pub(crate) fn shm_attach(&self, r: &Arc<ReaderShared>, writer: Guid, alive: bool) -> bool {
         let Some(port) = &self.shm else { return false };
         if !self.shm_peer(writer.prefix) {
             return false;
@@ -323,7 +346,7 @@ impl Network {
         match port.attach(r, writer) {
             Ok(true) => {
                 r.shm_writers.fetch_add(1, Ordering::Relaxed);
-                r.writer_matched(1, true);
+                r.writer_matched(1, alive);
             }
             Ok(false) => {}
             Err(_) => bump(&port.counters.attach_failures, 1),
@@ -336,10 +359,10 @@ impl Network {
         self.shm.as_ref().is_some_and(|p| p.attached(r, writer))
     }
 
-    /// Remote writer `writer` is gone (disposed, or its participant lost).
-    pub(crate) fn shm_detach_writer(&self, writer: Guid) {
+    /// Remote writer `writer` is gone (disposed, or its participant lost); it was `alive` or not.
+    pub(crate) fn shm_detach_writer(&self, writer: Guid, alive: bool) {
         if let Some(port) = &self.shm {
-            port.detach_writer(writer);
+            port.detach_writer(writer, alive);
         }
     }
 

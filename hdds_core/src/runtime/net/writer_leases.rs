@@ -1,0 +1,223 @@
+//! LIVELINESS of remote writers, as our readers see it: one lease per matched remote writer whose
+//! liveliness is MANUAL_BY_TOPIC or MANUAL_BY_PARTICIPANT with a finite lease, shared by every
+//! local reader it is matched with, whichever path (UDP or shared memory) carries its samples.
+//!
+//! - **Renewal** (RTPS 2.x 8.4.13, as Cyclone DDS 0.10 does it): DATA and DATA_FRAG from the writer,
+//!   a HEARTBEAT from it with the Liveliness flag, a sample read from its shared-memory ring. A
+//!   plain HEARTBEAT does not renew. A MANUAL_BY_PARTICIPANT writer is also renewed by its
+//!   participant's ParticipantMessageData of kind MANUAL_LIVELINESS_UPDATE and by any renewal of
+//!   another MANUAL_BY_PARTICIPANT writer of the same participant (the participant asserted).
+//!   AUTOMATIC writers are not here: they live as long as their participant's SPDP lease.
+//! - **Expiry**: the process's QoS timer thread ([`crate::runtime::watchdog`]) sweeps the map
+//!   (no thread or timer per writer); a lease that ran out makes the writer not alive for each of
+//!   its readers (LIVELINESS_CHANGED: alive_count -1, not_alive_count +1); the next renewal makes
+//!   it alive again (the reverse).
+//! - **Matching**: a reader is counted (SUBSCRIPTION_MATCHED and LIVELINESS_CHANGED) under the
+//!   map's lock, so a lease cannot run out between reading the writer's state and counting it.
+//!   When the writer goes away its entry is removed first and its readers stop counting it as
+//!   what it was then (alive or not).
+//!
+//! Lock order: the map, then the shared-memory `sources`, a reader's port, a reader's events. The
+//! receive thread renews with no port lock held, the shared-memory drain once `sources` is
+//! unlocked. `tracked` lets the receive path skip the map's lock while no remote
+//! writer has a manual lease (the common case).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::lock;
+use crate::qos::{Liveliness, LivelinessKind, INFINITE};
+use crate::runtime::liveliness::count_writer;
+use crate::runtime::reader::ReaderShared;
+use crate::runtime::watchdog::{self, Watched};
+use crate::wire::{Guid, GuidPrefix};
+
+struct Entry {
+    kind: LivelinessKind,
+    duration: Duration,
+    expires: Instant,
+    alive: bool,
+    readers: Vec<Arc<ReaderShared>>,
+}
+
+impl Entry {
+    /// Renews; when the writer was not alive, its readers count it alive again. Returns the new
+    /// expiry if the timer must look earlier than it planned (the writer came back).
+    fn renew(&mut self, now: Instant) -> Option<Instant> {
+        self.expires = now.checked_add(self.duration)?;
+        if self.alive {
+            return None;
+        }
+        self.alive = true;
+        for r in &self.readers {
+            count_writer(&r.events, false, -1);
+            count_writer(&r.events, true, 1);
+        }
+        Some(self.expires)
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct WriterLeases {
+    entries: Mutex<HashMap<Guid, Entry>>,
+    /// How many entries there are, read without the lock.
+    tracked: AtomicUsize,
+    /// Whether the QoS timer thread watches the map: from its first lease on (a process whose
+    /// remote writers are all AUTOMATIC starts no such thread).
+    watched: OnceLock<()>,
+}
+
+/// Whether a writer with this LIVELINESS has a lease here.
+fn tracked(l: &Liveliness) -> bool {
+    l.kind != LivelinessKind::Automatic && l.lease_duration != INFINITE && !l.lease_duration.is_zero()
+}
+
+impl WriterLeases {
+    /// Local reader `reader` is matched with remote `writer` (of LIVELINESS `l`): `count(alive)`
+    /// runs under the map's lock and counts it, alive or not as the writer is now. Fails only if
+    /// the QoS timer thread cannot be started (the match then counts the writer alive, untimed).
+    pub(crate) fn attach<R>(
+        self: &Arc<Self>,
+        writer: Guid,
+        l: &Liveliness,
+        reader: &Arc<ReaderShared>,
+        now: Instant,
+        count: impl FnOnce(bool) -> R,
+    ) -> R {
+        if !tracked(l) {
+            return count(true);
+        }
+        if self.watched.get().is_none() {
+            let weak = Arc::downgrade(self);
+            if watchdog::watch(weak as std::sync::Weak<dyn Watched>, None).is_err() {
+                return count(true);
+            }
+            let _ = self.watched.set(());
+        }
+        let mut m = lock(&self.entries);
+        let mut first = None;
+        let e = m.entry(writer).or_insert_with(|| {
+            // Alive from the match on, as Cyclone counts a new proxy writer.
+            let expires = now.checked_add(l.lease_duration).unwrap_or(now);
+            first = Some(expires);
+            Entry { kind: l.kind, duration: l.lease_duration, expires, alive: true, readers: Vec::new() }
+        });
+        if !e.readers.iter().any(|r| Arc::ptr_eq(r, reader)) {
+            e.readers.push(Arc::clone(reader));
+        }
+        let alive = e.alive;
+        self.tracked.store(m.len(), Ordering::Release);
+        let r = count(alive);
+        drop(m);
+        watchdog::schedule(first);
+        r
+    }
+
+    /// Whether any remote writer has a lease here (a hint: it may change at once).
+    pub(crate) fn tracking(&self) -> bool {
+        self.tracked.load(Ordering::Acquire) > 0
+    }
+
+    /// Reader `reader` turned out not to count remote `writer` after all (its match failed).
+    pub(crate) fn forget_pair(&self, writer: Guid, reader: &Arc<ReaderShared>) {
+        let mut m = lock(&self.entries);
+        if let Some(e) = m.get_mut(&writer) {
+            e.readers.retain(|r| !Arc::ptr_eq(r, reader));
+            if e.readers.is_empty() {
+                m.remove(&writer);
+            }
+        }
+        self.tracked.store(m.len(), Ordering::Release);
+    }
+
+    /// Remote `writer` is gone: forgets its lease; whether it was alive (true if untracked).
+    pub(crate) fn remove_writer(&self, writer: Guid) -> bool {
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return true;
+        }
+        let mut m = lock(&self.entries);
+        let alive = m.remove(&writer).map_or(true, |e| e.alive);
+        self.tracked.store(m.len(), Ordering::Release);
+        alive
+    }
+
+    /// Local reader `reader` is deleted: it no longer follows any lease.
+    pub(crate) fn forget_reader(&self, reader: &Arc<ReaderShared>) {
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let mut m = lock(&self.entries);
+        m.retain(|_, e| {
+            e.readers.retain(|r| !Arc::ptr_eq(r, reader));
+            !e.readers.is_empty()
+        });
+        self.tracked.store(m.len(), Ordering::Release);
+    }
+
+    /// Remote `writer` asserted its liveliness (a sample, or a HEARTBEAT with the Liveliness
+    /// flag: the caller tells them apart); whether it has a lease here. Cheap while no remote
+    /// writer has one.
+    pub(crate) fn renew(&self, writer: Guid, now: Instant) -> bool {
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        let mut m = lock(&self.entries);
+        let Some(e) = m.get_mut(&writer) else { return false };
+        let mut earlier = e.renew(now);
+        if e.kind == LivelinessKind::ManualByParticipant {
+            // Any assertion by one of a participant's writers asserts the participant.
+            earlier = earlier.or(renew_participant(&mut m, writer.prefix, now));
+        }
+        drop(m);
+        watchdog::schedule(earlier);
+        true
+    }
+
+    /// Participant `prefix` asserted its liveliness (ParticipantMessageData, manual kind).
+    pub(crate) fn renew_participant(&self, prefix: GuidPrefix, now: Instant) {
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let earlier = renew_participant(&mut lock(&self.entries), prefix, now);
+        watchdog::schedule(earlier);
+    }
+
+    /// The participant is shutting down: drops the readers (they hold no reference back).
+    pub(crate) fn clear(&self) {
+        lock(&self.entries).clear();
+        self.tracked.store(0, Ordering::Release);
+    }
+}
+
+fn renew_participant(m: &mut HashMap<Guid, Entry>, prefix: GuidPrefix, now: Instant) -> Option<Instant> {
+    let mut earlier: Option<Instant> = None;
+    for (_, e) in m.iter_mut().filter(|(g, e)| g.prefix == prefix && e.kind == LivelinessKind::ManualByParticipant) {
+        if let Some(t) = e.renew(now) {
+            earlier = Some(earlier.map_or(t, |x| x.min(t)));
+        }
+    }
+    earlier
+}
+
+impl Watched for WriterLeases {
+    fn check(&self, now: Instant) -> Option<Instant> {
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut next: Option<Instant> = None;
+        for e in lock(&self.entries).values_mut().filter(|e| e.alive) {
+            if e.expires <= now {
+                e.alive = false;
+                for r in &e.readers {
+                    count_writer(&r.events, true, -1);
+                    count_writer(&r.events, false, 1);
+                }
+            } else {
+                next = Some(next.map_or(e.expires, |n| n.min(e.expires)));
+            }
+        }
+        next
+    }
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""LIVELINESS (MANUAL_BY_TOPIC) between hdds and Cyclone DDS 0.10.2, both directions, loopback only.
+
+    test/interop/run_liveliness.py [--hdds PATH] [--cyclone PATH] [--lease-ms L] [--domain-base N]
+
+One run = a reader process started first, then a writer process (hdds-liveliness-peer from
+hdds_tools, cyclone_liveliness_peer from test/interop/cyclone; same command line and output). The
+writer asserts its liveliness every 100 ms for 2 s WITHOUT writing (HEARTBEATs with the
+Liveliness flag), stops for 3 leases, writes one sample, and deletes itself half a lease later.
+The reader prints each change of LIVELINESS_CHANGED with the wall clock (same host, same clock).
+
+A run passes when the reader:
+  - counts the writer alive from the match and never not-alive while it asserts;
+  - counts it not alive between lease - 50 ms and lease + 400 ms after its last assertion;
+  - counts it alive again within 500 ms of the sample;
+  - stops counting it (alive 0, not alive 0) within 2 s of its deletion, and both exit 0.
+Runs: cyclone writer -> hdds reader, hdds writer -> cyclone reader, hdds -> hdds (the engine's own
+pair over UDP). Each has its own domain and topic and a hard time limit.
+
+Prints one line per run with the measured times and 'hdds-liveliness: N passed, N failed,
+N skipped'; exits 1 on a failure. The Cyclone runs are SKIPPED (with the reason) when
+scripts/build-interop-peers.sh could not build the Cyclone peer. The Cyclone liveliness peer is
+built here (cmake --build build/interop --target cyclone_liveliness_peer) if it is not there.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("HDDS_INTEROP_BUILD", os.path.join(ROOT, "build", "interop"))
+SLACK_LATE = 0.4
+SLACK_EARLY = 0.05
+
+
+def parse_events(text):
+    """[(name, fields dict, t)] from the peers' 'NAME k=v ... t=seconds' lines."""
+    out = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or not parts[-1].startswith("t="):
+            continue
+        fields = dict(p.split("=", 1) for p in parts[1:-1] if "=" in p)
+        try:
+            out.append((parts[0], fields, float(parts[-1][2:])))
+        except ValueError:
+            continue
+    return out
+
+
+def judge(w_out, r_out, lease):
+    """(ok, message) for one run's writer and reader output."""
+    w = {name: t for name, _, t in parse_events(w_out)}
+    for need in ("MATCHED", "ASSERTED_UNTIL", "WROTE", "DELETED"):
+        if need not in w:
+            return False, f"the writer did not get to {need}"
+    changes = [(int(f["alive"]), int(f["not_alive"]), t) for name, f, t in parse_events(r_out) if name == "LIVELINESS"]
+    if not changes or changes[0][:2] != (1, 0):
+        return False, f"the reader did not count the writer alive first: {changes[:1]}"
+    early = [c for c in changes if c[1] > 0 and c[2] < w["ASSERTED_UNTIL"]]
+    if early:
+        return False, f"not alive at {early[0][2] - w['MATCHED']:.3f} s after the match, while the writer asserted"
+    lost = next((c for c in changes if c[:2] == (0, 1)), None)
+    if lost is None:
+        return False, "the reader never counted the writer not alive after it stopped asserting"
+    lost_after = lost[2] - w["ASSERTED_UNTIL"]
+    if not lease - SLACK_EARLY <= lost_after <= lease + SLACK_LATE:
+        return False, f"not alive {lost_after * 1000:.0f} ms after the last assertion (lease {lease * 1000:.0f} ms)"
+    back = next((c for c in changes if c[:2] == (1, 0) and c[2] > lost[2]), None)
+    if back is None:
+        return False, "the sample did not make the writer alive again"
+    back_after = back[2] - w["WROTE"]
+    if not -SLACK_EARLY <= back_after <= 0.5:
+        return False, f"alive again {back_after * 1000:.0f} ms after the sample"
+    gone = next((c for c in changes if c[:2] == (0, 0) and c[2] > back[2]), None)
+    if gone is None:
+        return False, "the reader still counted the deleted writer"
+    gone_after = gone[2] - w["DELETED"]
+    if not -SLACK_EARLY <= gone_after <= 2.0:
+        return False, f"uncounted {gone_after * 1000:.0f} ms after the deletion"
+    return True, (
+        f"not alive {lost_after * 1000:.0f} ms after the last assertion (lease {lease * 1000:.0f} ms), "
+        f"alive again {back_after * 1000:.0f} ms after a sample, uncounted {gone_after * 1000:.0f} ms after deletion"
+    )
+
+
+def run(kind, writer, reader, domain, lease_ms, limit):
+    topic = f"hdds_liveliness_{domain}"
+    common = ["--domain", str(domain), "--topic", topic, "--lease-ms", str(lease_ms), "--timeout", str(limit)]
+    common += ["--kind", kind]
+    env = dict(os.environ, ROS_LOCALHOST_ONLY="1")
+    rd = subprocess.Popen([reader, "reader"] + common, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(0.3)
+    try:
+        wr = subprocess.run(
+            [writer, "writer"] + common + ["--assert-ms", "100", "--assert-for", "2"],
+            capture_output=True, text=True, timeout=limit + 5, env=env,
+        )
+        r_out, r_err = rd.communicate(timeout=limit + 5)
+    except subprocess.TimeoutExpired:
+        rd.kill()
+        rd.communicate()
+        return False, "a peer did not stop by itself in time"
+    finally:
+        if rd.poll() is None:
+            rd.kill()
+            rd.communicate()
+    if wr.returncode != 0 or rd.returncode != 0:
+        return False, (
+            f"exit writer {wr.returncode} reader {rd.returncode}: "
+            f"{(wr.stderr + r_err).strip().splitlines()[-1:] if (wr.stderr + r_err).strip() else ''}"
+        )
+    return judge(wr.stdout, r_out, lease_ms / 1000.0)
+
+
+def cyclone_peer(path):
+    """(path, None) or (None, why it is missing)."""
+    if path:
+        return (path, None) if os.access(path, os.X_OK) else (None, f"{path} is not an executable")
+    skipped = os.path.join(BUILD, "cyclone.skipped")
+    if os.path.exists(skipped):
+        with open(skipped) as f:
+            return None, f.read().strip()
+    exe = os.path.join(BUILD, "cyclone_liveliness_peer")
+    if not os.access(exe, os.X_OK):
+        if not os.path.exists(os.path.join(BUILD, "CMakeCache.txt")):
+            return None, f"{BUILD} is not configured: run scripts/build-interop-peers.sh"
+        b = subprocess.run(["cmake", "--build", BUILD, "--target", "cyclone_liveliness_peer"], capture_output=True, text=True)
+        if b.returncode != 0:
+            return None, "the build of cyclone_liveliness_peer failed: " + (b.stdout + b.stderr).strip()[-300:]
+    return exe, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hdds", default=os.path.join(ROOT, "target", "release", "hdds-liveliness-peer"))
+    ap.add_argument("--cyclone", default=None)
+    ap.add_argument("--lease-ms", type=int, default=500)
+    ap.add_argument("--domain-base", type=int, default=222)
+    a = ap.parse_args()
+    if not os.access(a.hdds, os.X_OK):
+        print(f"run_liveliness.py: no hdds peer at {a.hdds}: cargo build --release -p hdds_tools --bin hdds-liveliness-peer")
+        return 2
+    cyc, why = cyclone_peer(a.cyclone)
+    runs = [
+        ("topic", "cyclone -> hdds", cyc, a.hdds),
+        ("topic", "hdds -> cyclone", a.hdds, cyc),
+        ("topic", "hdds -> hdds", a.hdds, a.hdds),
+        ("participant", "cyclone -> hdds", cyc, a.hdds),
+        ("participant", "hdds -> cyclone", a.hdds, cyc),
+    ]
+    passed = failed = skipped = 0
+    for i, (kind, name, writer, reader) in enumerate(runs):
+        name = f"MANUAL_BY_{kind.upper()} {name}"
+        if writer is None or reader is None:
+            print(f"SKIPPED: liveliness {name}: the Cyclone DDS 0.10 peer is missing: {why}")
+            skipped += 1
+            continue
+        ok, msg = run(kind, writer, reader, a.domain_base + i, a.lease_ms, 20)
+        print(f"{'PASS' if ok else 'FAIL'} liveliness {name}: {msg}", flush=True)
+        passed += ok
+        failed += not ok
+    print(f"hdds-liveliness: {passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
