@@ -236,12 +236,18 @@ fn concurrent_keep_last_writer_and_a_reader_holding_loans_see_no_torn_payload() 
     f.w.add_reader(me, false).unwrap();
     let r = Arc::clone(&f.r);
     const N: i64 = 20_000;
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer_done = Arc::clone(&done);
     let t = std::thread::spawn(move || {
         let mut cur = r.find_reader(me).unwrap();
         let (mut got, mut last) = (0u64, 0i64);
         let mut held: VecDeque<(i64, PinnedSample)> = VecDeque::new();
         let end = Instant::now() + Duration::from_secs(20);
+        // The last samples may be dropped for this reader (it may hold every slot): stop once the
+        // writer is done and nothing more comes.
         while last < N && Instant::now() < end {
+            let finished = writer_done.load(Ordering::SeqCst);
+            let before = got;
             while let Some((d, p)) = r.read_next_pinned(&mut cur, me, LOAN_WORDS) {
                 assert!(d.sn > last, "in order");
                 last = d.sn;
@@ -260,14 +266,18 @@ fn concurrent_keep_last_writer_and_a_reader_holding_loans_see_no_torn_payload() 
                 assert!(whole(*sn, p.bytes()), "a loaned payload was rewritten");
             }
             r.commit(&mut cur);
+            if finished && got == before {
+                break;
+            }
         }
         (got, cur.lost, last)
     });
     for sn in 1..=N {
         f.w.publish(&desc(sn), &payload(sn, 1000 + (sn as usize * 131) % 3000), None).unwrap();
     }
+    done.store(true, Ordering::SeqCst);
     let (got, lost, last) = t.join().unwrap();
-    assert_eq!(last, N);
+    assert!(last > 0 && last <= N);
     assert!(got + lost >= N as u64, "{got} + {lost}: skipped positions count as lost too");
     assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 0, "every loan was returned");
 }
