@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -33,7 +33,12 @@ use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
 use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
+use crate::transport::shm::ring::PinnedSample;
 use crate::wire::{EntityKind, Guid, Locator};
+
+#[path = "reader_loan.rs"]
+mod loan;
+pub use loan::ReaderLoan;
 
 /// A reader-side content filter: true if a sample, given its serialized payload (encapsulation
 /// header included), may enter the reader's history. See [`Reader::set_sample_filter`].
@@ -78,6 +83,9 @@ pub(crate) struct ReaderShared {
     pub(crate) deadline: Option<Deadline>,
     /// Held while the filter runs, so that replacing it waits for a running call.
     filter: Mutex<Option<Arc<SampleFilter>>>,
+    /// The application takes loans ([`Reader::take_loan`]): same-host samples stay in their
+    /// writer's ring, pinned, until taken (runtime/reader_loan.rs).
+    pub(crate) loans: AtomicBool,
 }
 
 struct ReaderState {
@@ -152,6 +160,7 @@ impl Reader {
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
             filter: Mutex::new(None),
+            loans: AtomicBool::new(false),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -191,6 +200,15 @@ impl Reader {
     /// Takes the oldest sample, if there is one.
     /// Samples whose writer's LIFESPAN has passed are dropped on the way.
     pub fn take(&self) -> Option<Sample> {
+        let mut s = self.pop();
+        if let Some(s) = &mut s {
+            s.unpin();
+        }
+        s
+    }
+
+    /// [`Reader::take`], leaving a payload in place if it is.
+    pub(crate) fn pop(&self) -> Option<Sample> {
         let mut st = self.shared.lock();
         let mut s = st.queue.pop_front();
         if !st.lifespans.is_empty() {
@@ -313,7 +331,7 @@ impl Reader {
         // Filter lock, then history lock; delivery takes them one after the other, never nested.
         let mut slot = lock(&self.shared.filter);
         if let Some(f) = &filter {
-            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(&s.data));
+            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(s.payload()));
         }
         *slot = filter;
     }
@@ -422,7 +440,7 @@ impl ReaderShared {
             return true;
         }
         match &*lock(&self.filter) {
-            Some(f) => f(&sample.data),
+            Some(f) => f(sample.payload()),
             None => true,
         }
     }
@@ -432,15 +450,30 @@ impl ReaderShared {
     /// (keyed topics of other vendors) and empty payloads are not samples a keyless reader can hand
     /// out; a keyed reader hands disposals and unregistrations out without data.
     pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
+        self.deliver_remote_pinned(d, None, now)
+    }
+
+    /// Whether same-host samples may stay in their writer's ring until taken: the application
+    /// takes loans, and the reader's topic is keyless (a keyed reader looks into each payload).
+    pub(crate) fn wants_pins(&self) -> bool {
+        self.keys.is_none() && self.loans.load(Ordering::Relaxed)
+    }
+
+    /// [`Self::deliver_remote`] of a same-host sample whose payload stays pinned in its writer's
+    /// ring (`d.payload` is then empty; keyless readers only, [`Self::wants_pins`]).
+    pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
+        let pinned = pin.map(Arc::new);
+        let empty = pinned.as_ref().map_or(d.payload.is_empty(), |p| p.bytes().is_empty());
         let key_hash = match &self.keys {
-            None if !status.is_alive() || d.payload.is_empty() => return false,
+            None if !status.is_alive() || empty => return false,
             None => None,
-            Some(_) if status.is_alive() && d.payload.is_empty() => return false,
+            Some(_) if status.is_alive() && empty => return false,
             Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
         };
         let sample = Sample {
             data: d.payload,
+            pinned,
             info: SampleInfo {
                 source_timestamp: d.meta.source_timestamp.unwrap_or(now),
                 reception_timestamp: now,

@@ -235,6 +235,7 @@ impl Writer {
         let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
+            pinned: None,
             info: SampleInfo {
                 source_timestamp: now_ts,
                 reception_timestamp: now_ts,
