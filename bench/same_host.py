@@ -218,8 +218,9 @@ HOW = """- `intra`: one participant without network, a writer and reader on `pin
   `futex-copy`: as `futex`, with the payload copied into the mapping by the sender and out of it
   by the receiver.
 - `loan`: the writer loans `size` bytes (`Writer::loan`: a slot of its shared-memory ring), fills
-  it, writes CLOCK_MONOTONIC into its last 8 bytes, publishes; the reader reads the clock when
-  `take` returns. A 64 B pong paces the pings.
+  it, writes CLOCK_MONOTONIC into its last 8 bytes, publishes; the reader takes a loan
+  (`Reader::take_loan`: the payload read in place in the writer's ring, pinned, no copy), reads the
+  clock when it returns, and returns the loan. A 64 B pong paces the pings.
 - Cyclone DDS: `ddsperf ping size S waitset` / `ddsperf pong waitset` (Cyclone's default,
   reliable, KS topic) over UDP loopback with test/interop/config/cyclonedds_loopback.xml; the
   first second of each run is dropped; p50 and p99 are the medians of its per-second figures.

@@ -27,8 +27,8 @@ pub use qos::Qos;
 pub use rtps::ReassemblyLimits;
 pub use runtime::{
     DiscoveryEvent, DiscoveryListener, EndpointInfo, EndpointOptions, GuardCondition, InstanceState, KeyHash,
-    KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader, Sample,
-    SampleFilter, SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList, WaitSet, WriteOptions,
-    Writer,
+    KeyHashFn, MatchStatus, NetStats, NetworkConfig, Participant, ParticipantConfig, ParticipantInfo, Reader,
+    ReaderLoan, Sample, SampleFilter, SampleIdentity, SampleInfo, Status, StatusMask, Target, WaitEntry, WaitList,
+    WaitSet, WriteOptions, Writer,
 };
 pub use transport::shm::SharedMemoryConfig;

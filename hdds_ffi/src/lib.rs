@@ -16,6 +16,7 @@ pub mod filter;
 pub mod loan;
 pub mod participant;
 pub mod qos;
+pub mod reader_loan;
 pub mod ret;
 pub mod sample;
 pub mod status;

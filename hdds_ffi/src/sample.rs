@@ -1,6 +1,6 @@
 //! Samples taken from a reader: a payload the caller reads in place and its sample info.
 
-use hdds_core::Sample;
+use hdds_core::{Sample, SampleInfo};
 
 use crate::ret::{arg, guard, guard_void, out, HddsRet};
 
@@ -52,20 +52,21 @@ pub extern "C" fn hdds_sample_data(sample: *const HddsSample, out_len: *mut usiz
 pub extern "C" fn hdds_sample_info(sample: *const HddsSample, out_info: *mut HddsSampleInfo) -> HddsRet {
     guard("hdds_sample_info", || {
         let i = &arg(sample, "sample")?.inner.info;
-        out(
-            out_info,
-            "out_info",
-            HddsSampleInfo {
-                source_timestamp_ns: i.source_timestamp,
-                reception_timestamp_ns: i.reception_timestamp,
-                writer_guid: i.writer_guid.to_bytes(),
-                sequence_number: i.sequence_number,
-                has_related_sample_identity: i.related_sample_identity.is_some(),
-                related_writer_guid: i.related_sample_identity.map_or([0; 16], |r| r.writer.to_bytes()),
-                related_sequence_number: i.related_sample_identity.map_or(0, |r| r.sn),
-            },
-        )
+        out(out_info, "out_info", sample_info(i))
     })
+}
+
+/// The C view of a sample's info (also for loaned samples, reader_loan.rs).
+pub(crate) fn sample_info(i: &SampleInfo) -> HddsSampleInfo {
+    HddsSampleInfo {
+        source_timestamp_ns: i.source_timestamp,
+        reception_timestamp_ns: i.reception_timestamp,
+        writer_guid: i.writer_guid.to_bytes(),
+        sequence_number: i.sequence_number,
+        has_related_sample_identity: i.related_sample_identity.is_some(),
+        related_writer_guid: i.related_sample_identity.map_or([0; 16], |r| r.writer.to_bytes()),
+        related_sequence_number: i.related_sample_identity.map_or(0, |r| r.sn),
+    }
 }
 
 /// Frees a taken sample. NULL is a no-op.

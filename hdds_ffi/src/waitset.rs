@@ -69,7 +69,9 @@ pub extern "C" fn hdds_waitset_destroy(waitset: *mut HddsWaitSet) {
 /// ready, HDDS_RET_TIMEOUT if none is; with n = 0 it sleeps for the timeout. HDDS_RET_BAD_ARGUMENT
 /// for a NULL wait set, NULL entries with n > 0, an unknown kind, a NULL handle, a status mask
 /// that is empty or holds bits of the other side, or a negative timeout. The handles must stay
-/// valid during the call. Not thread-safe for one wait set (one wait at a time); distinct wait
+/// valid during the call; between calls the wait set stays attached to the entries of its last
+/// wait that slept (re-attaching only when the entries change), and deleting those entities
+/// meanwhile is allowed. Not thread-safe for one wait set (one wait at a time); distinct wait
 /// sets may wait on the same entities from any threads.
 #[no_mangle]
 pub extern "C" fn hdds_waitset_wait(

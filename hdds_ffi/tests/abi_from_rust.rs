@@ -15,6 +15,7 @@ use hdds_ffi::endpoint::*;
 use hdds_ffi::loan::*;
 use hdds_ffi::participant::*;
 use hdds_ffi::qos::*;
+use hdds_ffi::reader_loan::*;
 use hdds_ffi::ret::*;
 use hdds_ffi::sample::*;
 use hdds_ffi::status::*;
@@ -271,4 +272,39 @@ fn loans_through_raw_pointers() {
     hdds_reader_destroy(r);
     hdds_writer_destroy(w);
     hdds_participant_destroy(p);
+}
+
+#[test]
+fn reader_loans_through_raw_pointers() {
+    // Same-process (as above): the loan is the writer's shared buffer, handed out without a copy
+    // through the same entry points and unsafe blocks of reader_loan.rs.
+    let p = participant(44);
+    let mut w = ptr::null_mut();
+    let mut r = ptr::null_mut();
+    assert_eq!(hdds_writer_create(p, c"rt/rloan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
+    assert_eq!(hdds_reader_create(p, c"rt/rloan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    let mut loan = ptr::null_mut();
+    assert_eq!(hdds_reader_take_loan(r, &mut loan), HddsRet::NoData);
+    assert!(loan.is_null());
+    assert_eq!(hdds_writer_write(w, PAYLOAD.as_ptr(), PAYLOAD.len(), ptr::null_mut()), HddsRet::Ok);
+    assert_eq!(hdds_reader_take_loan(r, &mut loan), HddsRet::Ok, "{}", last_error());
+    let mut n = 0usize;
+    let d = hdds_reader_loan_data(loan, &mut n);
+    let mut info = std::mem::MaybeUninit::<HddsSampleInfo>::uninit();
+    assert_eq!(hdds_reader_loan_info(loan, info.as_mut_ptr()), HddsRet::Ok);
+    // SAFETY: hdds_reader_loan_info filled it.
+    assert_eq!(unsafe { info.assume_init() }.sequence_number, 1);
+    let mut shm = true;
+    assert_eq!(hdds_reader_loan_in_shared_memory(loan, &mut shm), HddsRet::Ok);
+    assert!(!shm);
+    // The loan outlives its reader, writer and participant.
+    hdds_reader_destroy(r);
+    hdds_writer_destroy(w);
+    hdds_participant_destroy(p);
+    // SAFETY: hdds_reader_loan_data returned n bytes valid until hdds_reader_return_loan.
+    assert_eq!(unsafe { std::slice::from_raw_parts(d, n) }, PAYLOAD);
+    hdds_reader_return_loan(loan);
+    hdds_reader_return_loan(ptr::null_mut());
+    assert_eq!(hdds_reader_take_loan(ptr::null(), &mut loan), HddsRet::BadArgument);
+    assert!(hdds_reader_loan_data(ptr::null(), &mut n).is_null());
 }

@@ -1,7 +1,9 @@
 /* Loaned samples through the C ABI: a writer lends a buffer in its shared-memory ring (two
  * loopback-only participants of this process that HDDS_TRANSPORT=shm,udp makes meet as separate
  * processes would, under their own domain tag), the caller fills and publishes it, the reader gets
- * exactly those bytes; one loan at a time; a returned loan publishes nothing; argument errors. */
+ * exactly those bytes; one loan at a time; a returned loan publishes nothing; the reader takes a
+ * loan of it read in place in the writer's ring, which stays readable while the writer goes on and
+ * after the reader, writer and participants are destroyed; argument errors. */
 #include <hdds/hdds.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +81,32 @@ static void loan_publish_and_return(void) {
   CHECK(hdds_writer_write(w, want, 8, NULL) == HDDS_RET_OK);
   CHECK(take_expect(r, want, 8) == 2);
 
+  /* Reader loans: from the first hdds_reader_take_loan on, samples stay in the writer's ring. */
+  HddsReaderLoan *rl = NULL;
+  CHECK(hdds_reader_take_loan(r, &rl) == HDDS_RET_NO_DATA && rl == NULL);
+  CHECK(hdds_writer_write(w, want, sizeof want, NULL) == HDDS_RET_OK);
+  CHECK(hdds_reader_wait(r, 2000000000) == HDDS_RET_OK);
+  CHECK(hdds_reader_take_loan(r, &rl) == HDDS_RET_OK && rl != NULL);
+  CHECK(hdds_reader_loan_in_shared_memory(rl, &shm) == HDDS_RET_OK && shm);
+  size_t rl_len = 0;
+  const uint8_t *rl_data = hdds_reader_loan_data(rl, &rl_len);
+  CHECK(rl_data != NULL && rl_len == sizeof want && memcmp(rl_data, want, rl_len) == 0);
+  HddsSampleInfo info;
+  CHECK(hdds_reader_loan_info(rl, &info) == HDDS_RET_OK && info.sequence_number == 3);
+  /* The writer goes on (KEEP_LAST): the loaned bytes are never rewritten. */
+  uint8_t other[4096];
+  memset(other, 0xee, sizeof other);
+  other[0] = 0x00, other[1] = 0x01, other[2] = 0x00, other[3] = 0x00;
+  for (int i = 0; i < 200; i++) CHECK(hdds_writer_write(w, other, sizeof other, NULL) == HDDS_RET_OK);
+  CHECK(memcmp(rl_data, want, rl_len) == 0);
+
   hdds_reader_destroy(r);
   hdds_writer_destroy(w);
   hdds_participant_destroy(b);
   hdds_participant_destroy(a);
+  /* The loan outlives them all, and returning it is safe. */
+  CHECK(memcmp(rl_data, want, rl_len) == 0);
+  hdds_reader_return_loan(rl);
 }
 
 static void loan_errors(void) {
@@ -95,6 +119,13 @@ static void loan_errors(void) {
   CHECK(hdds_loan_in_shared_memory(NULL, &shm) == HDDS_RET_BAD_ARGUMENT);
   CHECK(hdds_loan_publish(NULL, NULL, NULL) == HDDS_RET_BAD_ARGUMENT);
   hdds_loan_return(NULL);
+  HddsReaderLoan *rl = NULL;
+  HddsSampleInfo info;
+  CHECK(hdds_reader_take_loan(NULL, &rl) == HDDS_RET_BAD_ARGUMENT && rl == NULL);
+  CHECK(hdds_reader_loan_data(NULL, &len) == NULL);
+  CHECK(hdds_reader_loan_info(NULL, &info) == HDDS_RET_BAD_ARGUMENT);
+  CHECK(hdds_reader_loan_in_shared_memory(NULL, &shm) == HDDS_RET_BAD_ARGUMENT);
+  hdds_reader_return_loan(NULL);
 }
 
 int main(void) {

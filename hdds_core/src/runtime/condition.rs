@@ -6,13 +6,15 @@
 //! raised lowers it: each trigger wakes one wait, as rmw expects.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use super::waitset::Waiters;
 
 #[derive(Default)]
 pub struct GuardCondition {
     triggered: AtomicBool,
-    waiters: Waiters,
+    /// In an `Arc`: a wait set keeps the list it is attached to alive (`super::waitset`).
+    waiters: Arc<Waiters>,
 }
 
 impl GuardCondition {
@@ -37,6 +39,10 @@ impl GuardCondition {
     }
 
     pub(crate) fn waiters(&self) -> &Waiters {
+        &self.waiters
+    }
+
+    pub(crate) fn waiters_arc(&self) -> &Arc<Waiters> {
         &self.waiters
     }
 }

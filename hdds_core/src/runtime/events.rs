@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::listener::ListenerSlot;
@@ -29,6 +30,9 @@ const STATUS_COUNT: usize = 9;
 pub(crate) struct Events {
     pub(crate) waiters: Waiters,
     board: Mutex<Board>,
+    /// `Board::changed`, stored under the board's lock after each change: wait sets poll it
+    /// without the lock (a poll that sees an old value is followed by the notify of the change).
+    changed_now: AtomicU32,
     data_listener: ListenerSlot<DataListener>,
     status_listener: ListenerSlot<StatusListener>,
 }
@@ -86,6 +90,7 @@ impl Events {
             let mut b = lock(&self.board);
             f(&mut b.statuses[i]);
             b.changed |= kind;
+            self.changed_now.store(b.changed, Ordering::SeqCst);
         }
         self.waiters.notify();
         if self.status_listener.is_set() {
@@ -95,7 +100,7 @@ impl Events {
 
     /// Whether a status in `mask` changed since it was last read.
     pub(crate) fn changed(&self, mask: StatusMask) -> bool {
-        lock(&self.board).changed & mask != 0
+        self.changed_now.load(Ordering::SeqCst) & mask != 0
     }
 
     pub(crate) fn changes(&self) -> StatusMask {
@@ -110,6 +115,7 @@ impl Events {
         s.total_count_change = 0;
         s.current_count_change = 0;
         b.changed &= !(1 << index);
+        self.changed_now.store(b.changed, Ordering::SeqCst);
         out
     }
 

@@ -239,6 +239,7 @@ mod tests {
     fn sample(key: u8, n: u8, status: StatusInfo) -> Sample {
         Sample {
             data: Arc::from(vec![n]),
+            pinned: None,
             info: SampleInfo {
                 key_hash: Some([key; 16]),
                 valid_data: status.is_alive(),

@@ -30,12 +30,15 @@ pub(crate) struct ListenerSlot<F: ?Sized> {
 struct SlotState<F: ?Sized> {
     cb: Option<Arc<F>>,
     in_flight: usize,
+    /// Threads in `replace` waiting for `in_flight` to reach 0: a call notifies only when there
+    /// is one (a futex wake per listener call would otherwise cost a system call per sample).
+    waiting: usize,
 }
 
 impl<F: ?Sized> Default for ListenerSlot<F> {
     fn default() -> Self {
         ListenerSlot {
-            state: Mutex::new(SlotState { cb: None, in_flight: 0 }),
+            state: Mutex::new(SlotState { cb: None, in_flight: 0, waiting: 0 }),
             idle: Condvar::new(),
             set: AtomicBool::new(false),
         }
@@ -55,7 +58,9 @@ impl<F: ?Sized> ListenerSlot<F> {
         let old = std::mem::replace(&mut st.cb, cb);
         if IN_CALLBACK.with(|c| c.get()) == 0 {
             while st.in_flight > 0 {
+                st.waiting += 1;
                 st = self.idle.wait(st).unwrap_or_else(|p| p.into_inner());
+                st.waiting -= 1;
             }
         }
         drop(st);
@@ -76,7 +81,7 @@ impl<F: ?Sized> ListenerSlot<F> {
         drop(cb);
         let mut st = lock(&self.state);
         st.in_flight -= 1;
-        if st.in_flight == 0 {
+        if st.in_flight == 0 && st.waiting > 0 {
             self.idle.notify_all();
         }
     }

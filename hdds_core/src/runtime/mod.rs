@@ -29,7 +29,7 @@ pub use discovery_events::{DiscoveryEvent, DiscoveryListener, EndpointInfo, Part
 pub use instances::{InstanceState, KeyHash, KeyHashFn};
 pub use net::{NetStats, NetworkConfig};
 pub use participant::{EndpointOptions, Participant, ParticipantConfig};
-pub use reader::{Reader, SampleFilter};
+pub use reader::{Reader, ReaderLoan, SampleFilter};
 pub use sample::{Sample, SampleIdentity, SampleInfo, WriteOptions};
 pub use status::{MatchStatus, Status, StatusMask};
 pub use waitset::{Target, WaitEntry, WaitList, WaitSet};

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -33,7 +33,12 @@ use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
 use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
+use crate::transport::shm::ring::PinnedSample;
 use crate::wire::{EntityKind, Guid, Locator};
+
+#[path = "reader_loan.rs"]
+mod loan;
+pub use loan::ReaderLoan;
 
 /// A reader-side content filter: true if a sample, given its serialized payload (encapsulation
 /// header included), may enter the reader's history. See [`Reader::set_sample_filter`].
@@ -81,6 +86,9 @@ pub(crate) struct ReaderShared {
     /// Arrivals refused because the KEEP_ALL history held `keep_all_max` untaken samples
     /// ([`Reader::history_refusals`]).
     history_refused: AtomicU64,
+    /// The application takes loans ([`Reader::take_loan`]): same-host samples stay in their
+    /// writer's ring, pinned, until taken (runtime/reader_loan.rs).
+    pub(crate) loans: AtomicBool,
 }
 
 struct ReaderState {
@@ -91,6 +99,8 @@ struct ReaderState {
     /// Threads in `wait_for_data`: a wake-up notifies the condition variable only when there is
     /// one (a futex wake per sample would otherwise cost a system call per sample).
     waiters: usize,
+    /// Writers of this process in `wait_room`: a take notifies `room` only when there is one.
+    room_waiters: usize,
 }
 
 impl ReaderState {
@@ -136,7 +146,12 @@ impl Reader {
             user_data: Arc::from(&options.user_data[..]),
             partition: options.partition.clone(),
             ignore_local_participant: options.ignore_local_participant,
-            state: Mutex::new(ReaderState { queue: VecDeque::new(), lifespans: Vec::new(), waiters: 0 }),
+            state: Mutex::new(ReaderState {
+                queue: VecDeque::new(),
+                lifespans: Vec::new(),
+                waiters: 0,
+                room_waiters: 0,
+            }),
             keep_all_max: participant.keep_all_max_samples(),
             room: Condvar::new(),
             data_available: Condvar::new(),
@@ -149,6 +164,7 @@ impl Reader {
             deadline: Deadline::new(qos.deadline),
             filter: Mutex::new(None),
             history_refused: AtomicU64::new(0),
+            loans: AtomicBool::new(false),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -188,6 +204,15 @@ impl Reader {
     /// Takes the oldest sample, if there is one.
     /// Samples whose writer's LIFESPAN has passed are dropped on the way.
     pub fn take(&self) -> Option<Sample> {
+        let mut s = self.pop();
+        if let Some(s) = &mut s {
+            s.unpin();
+        }
+        s
+    }
+
+    /// [`Reader::take`], leaving a payload in place if it is.
+    pub(crate) fn pop(&self) -> Option<Sample> {
         let mut st = self.shared.lock();
         let mut s = st.queue.pop_front();
         if !st.lifespans.is_empty() {
@@ -197,8 +222,9 @@ impl Reader {
             }
         }
         crate::capacity::release_burst(&mut st.queue);
+        let room_waiters = st.room_waiters;
         drop(st);
-        if s.is_some() && self.shared.qos.depth().is_none() {
+        if s.is_some() && room_waiters > 0 {
             self.shared.room.notify_all();
         }
         s
@@ -320,7 +346,7 @@ impl Reader {
         // Filter lock, then history lock; delivery takes them one after the other, never nested.
         let mut slot = lock(&self.shared.filter);
         if let Some(f) = &filter {
-            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(&s.data));
+            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(s.payload()));
         }
         *slot = filter;
     }
@@ -379,7 +405,9 @@ impl ReaderShared {
                 },
                 None => Duration::from_secs(3600),
             };
+            st.room_waiters += 1;
             st = self.room.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st.room_waiters -= 1;
         }
         true
     }
@@ -442,7 +470,7 @@ impl ReaderShared {
             return true;
         }
         match &*lock(&self.filter) {
-            Some(f) => f(&sample.data),
+            Some(f) => f(sample.payload()),
             None => true,
         }
     }
@@ -452,15 +480,30 @@ impl ReaderShared {
     /// (keyed topics of other vendors) and empty payloads are not samples a keyless reader can hand
     /// out; a keyed reader hands disposals and unregistrations out without data.
     pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
+        self.deliver_remote_pinned(d, None, now)
+    }
+
+    /// Whether same-host samples may stay in their writer's ring until taken: the application
+    /// takes loans, and the reader's topic is keyless (a keyed reader looks into each payload).
+    pub(crate) fn wants_pins(&self) -> bool {
+        self.keys.is_none() && self.loans.load(Ordering::Relaxed)
+    }
+
+    /// [`Self::deliver_remote`] of a same-host sample whose payload stays pinned in its writer's
+    /// ring (`d.payload` is then empty; keyless readers only, [`Self::wants_pins`]).
+    pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
+        let pinned = pin.map(Arc::new);
+        let empty = pinned.as_ref().map_or(d.payload.is_empty(), |p| p.bytes().is_empty());
         let key_hash = match &self.keys {
-            None if !status.is_alive() || d.payload.is_empty() => return false,
+            None if !status.is_alive() || empty => return false,
             None => None,
-            Some(_) if status.is_alive() && d.payload.is_empty() => return false,
+            Some(_) if status.is_alive() && empty => return false,
             Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
         };
         let sample = Sample {
             data: d.payload,
+            pinned,
             info: SampleInfo {
                 source_timestamp: d.meta.source_timestamp.unwrap_or(now),
                 reception_timestamp: now,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::instances::{InstanceState, KeyHash};
 pub use crate::rtps::SampleIdentity;
 use crate::time::Timestamp;
+use crate::transport::shm::ring::PinnedSample;
 use crate::wire::Guid;
 
 /// The metadata DDS's SampleInfo and ROS's rmw_message_info_t need.
@@ -50,4 +51,25 @@ pub struct WriteOptions {
 pub struct Sample {
     pub data: Arc<[u8]>,
     pub info: SampleInfo,
+    /// While the sample waits in a loaning reader's history: its payload left in place in a
+    /// same-host writer's ring (`data` is empty then). [`crate::Reader::take`] copies it out;
+    /// [`crate::Reader::take_loan`] hands it out as it is.
+    pub(crate) pinned: Option<Arc<PinnedSample>>,
+}
+
+impl Sample {
+    /// The payload, wherever it is.
+    pub(crate) fn payload(&self) -> &[u8] {
+        match &self.pinned {
+            Some(p) => p.bytes(),
+            None => &self.data,
+        }
+    }
+
+    /// Copies a payload left in place into `data` (and lets go of the writer's ring).
+    pub(crate) fn unpin(&mut self) {
+        if let Some(p) = self.pinned.take() {
+            self.data = Arc::from(p.bytes());
+        }
+    }
 }

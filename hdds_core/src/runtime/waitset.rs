@@ -2,18 +2,26 @@
 //!
 //! Wake-up model (attach, then check, then sleep):
 //! - Every waitable thing (a reader's or writer's `Events`, a guard condition) owns a `Waiters`
-//!   list: the wait sets sleeping on it right now. Whoever makes it ready (a delivery, a status
-//!   change, a trigger) first changes its state, then calls `Waiters::notify`, which raises the
-//!   `signalled` flag of every attached wait set under that wait set's mutex and wakes its thread.
-//! - [`WaitSet::wait`] first looks at every entry (no attaching when something is ready already).
-//!   Otherwise it attaches itself to every entry, then repeats: clear `signalled`, look at every
-//!   entry, sleep until `signalled` or the deadline. A change made before a look is seen by the
-//!   look; a change made after it notifies after the flag was cleared, so the sleep returns at
-//!   once. No wake-up is lost. It detaches before returning.
+//!   list: the wait sets attached to it. Whoever makes it ready (a delivery, a status change, a
+//!   trigger) first changes its state, then calls `Waiters::notify`, which raises the `signalled`
+//!   flag of every attached wait set under that wait set's mutex and wakes its thread if it sleeps.
+//! - A wait set stays attached between waits (as Cyclone's rmw caches its wait set): rmw_wait
+//!   passes the same entries nearly every time, and attaching and detaching cost one lock per entry
+//!   and wait. [`WaitSet::wait`] compares the entries with what it is attached to; when they
+//!   differ it first looks at every entry (no re-attaching when something is ready already), and
+//!   only when it must sleep it detaches from the old entries and attaches to the new ones. While
+//!   attached to every entry it repeats: clear `signalled`, look at every entry, sleep until
+//!   `signalled` or the deadline. A change made before a look is seen by the look; a change made
+//!   after it notifies after the flag was cleared, so the sleep returns at once. No wake-up is
+//!   lost. A wait set keeps what it is attached to alive (an `Arc` of the entity's `Events` or
+//!   of the guard condition's list), so a deleted entity's list can still be detached from; it
+//!   detaches from everything when dropped.
+//! - A change on an entity the wait set is still attached to but no longer waits for (or made
+//!   while no wait runs) only raises the flag: the next wait clears it before it looks.
 //! - A wake-up that readies none of the entries (a status bit outside the entry's mask, a guard
 //!   condition another wait set consumed first) just loops.
-//! - Steady state allocates nothing: attaching pushes an `Arc` clone into a vector that keeps its
-//!   capacity, detaching swap-removes it.
+//! - Steady state allocates nothing and takes no `Waiters` lock on the waiting side: the
+//!   attachments are kept; re-attaching (other entries) reuses the vectors' capacity.
 //!
 //! - Doorbell mode: when an entry is a reader that same-host writers serve through shared memory
 //!   (`runtime/net/shm.rs`), the wait sleeps on that participant's doorbell (a futex those
@@ -40,7 +48,7 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use super::condition::GuardCondition;
-use super::events::run_listeners;
+use super::events::{run_listeners, Events};
 use super::net::lock;
 use super::net::shm::ShmPort;
 use super::reader::Reader;
@@ -194,6 +202,15 @@ impl Target<'_> {
         }
     }
 
+    /// What keeps this entry's `Waiters` list alive while a wait set is attached to it.
+    fn attachment(&self) -> Attachment {
+        match self {
+            Target::ReaderData(r) | Target::ReaderStatus(r, _) => Attachment::Events(Arc::clone(r.events())),
+            Target::WriterStatus(w, _) => Attachment::Events(Arc::clone(w.events())),
+            Target::Guard(g) => Attachment::Guard(Arc::clone(g.waiters_arc())),
+        }
+    }
+
     /// Whether the entry is ready now (consuming a guard condition's trigger).
     fn poll(&self) -> bool {
         match self {
@@ -201,6 +218,21 @@ impl Target<'_> {
             Target::Guard(g) => g.take_triggered(),
             Target::ReaderStatus(r, mask) => r.events().changed(*mask),
             Target::WriterStatus(w, mask) => w.events().changed(*mask),
+        }
+    }
+}
+
+/// A `Waiters` list a wait set is attached to, kept alive by the wait set.
+enum Attachment {
+    Events(Arc<Events>),
+    Guard(Arc<Waiters>),
+}
+
+impl Attachment {
+    fn waiters(&self) -> &Waiters {
+        match self {
+            Attachment::Events(e) => &e.waiters,
+            Attachment::Guard(w) => w,
         }
     }
 }
@@ -245,6 +277,9 @@ impl WaitList for [WaitEntry<'_>] {
 #[derive(Default)]
 pub struct WaitSet {
     core: Arc<WaitCore>,
+    /// What the wait set is attached to, one per entry in entry order (a reader's data and
+    /// statuses attach its list twice; a change signals the wait set once all the same).
+    attached: Vec<Attachment>,
 }
 
 impl WaitSet {
@@ -256,23 +291,32 @@ impl WaitSet {
     /// Sets each entry's ready flag and returns whether any is ready. Guard conditions found
     /// ready are reset. With no entries it sleeps for the timeout.
     pub fn wait<L: WaitList + ?Sized>(&mut self, entries: &mut L, timeout: Option<Duration>) -> bool {
-        let any = poll_all(entries);
-        if any || timeout == Some(Duration::ZERO) {
-            return any;
+        if timeout == Some(Duration::ZERO) {
+            return poll_all(entries);
+        }
+        if !self.attached_to(entries) {
+            if poll_all(entries) {
+                return true;
+            }
+            self.attach(entries);
         }
         let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
-        let port = (0..entries.len()).find_map(|i| match entries.target(i) {
-            Target::ReaderData(r) => r.shm_port().cloned(),
-            _ => None,
-        });
-        *lock(&self.core.bell) = port.clone().map(|p| (p, std::thread::current().id()));
-        for i in 0..entries.len() {
-            entries.target(i).waiters().attach(&self.core);
-        }
+        let mut port: Option<Arc<ShmPort>> = None;
         let any = loop {
             self.core.reset();
             if poll_all(entries) {
                 break true;
+            }
+            if port.is_none() {
+                port = (0..entries.len()).find_map(|i| match entries.target(i) {
+                    Target::ReaderData(r) => r.shm_port().cloned(),
+                    _ => None,
+                });
+                // Set before the sleep's own look at `signalled`: a signal made before this
+                // raised the flag that look sees.
+                if let Some(p) = &port {
+                    *lock(&self.core.bell) = Some((Arc::clone(p), std::thread::current().id()));
+                }
             }
             let signalled = match &port {
                 Some(p) => {
@@ -288,11 +332,38 @@ impl WaitSet {
                 break poll_all(entries);
             }
         };
-        for i in 0..entries.len() {
-            entries.target(i).waiters().detach(&self.core);
+        if port.is_some() {
+            *lock(&self.core.bell) = None;
         }
-        *lock(&self.core.bell) = None;
         any
+    }
+
+    /// Whether the wait set is attached to exactly these entries' lists, in order.
+    fn attached_to<L: WaitList + ?Sized>(&self, entries: &L) -> bool {
+        self.attached.len() == entries.len()
+            && self.attached.iter().enumerate().all(|(i, a)| std::ptr::eq(a.waiters(), entries.target(i).waiters()))
+    }
+
+    /// Detaches from what the wait set is attached to and attaches to `entries`.
+    fn attach<L: WaitList + ?Sized>(&mut self, entries: &L) {
+        self.detach_all();
+        for i in 0..entries.len() {
+            let a = entries.target(i).attachment();
+            a.waiters().attach(&self.core);
+            self.attached.push(a);
+        }
+    }
+
+    fn detach_all(&mut self) {
+        for a in self.attached.drain(..) {
+            a.waiters().detach(&self.core);
+        }
+    }
+}
+
+impl Drop for WaitSet {
+    fn drop(&mut self) {
+        self.detach_all();
     }
 }
 
@@ -334,5 +405,37 @@ mod tests {
         waiters.detach(&core);
         waiters.detach(&core);
         assert!(lock(&waiters.list).is_empty());
+    }
+
+    /// The wait set stays attached between waits on the same entries (attached once, not once
+    /// per wait), re-attaches when the entries change, can leave a guard condition deleted while
+    /// it was attached to it, and still wakes on the new entries.
+    #[test]
+    fn attachment_is_kept_between_waits_and_follows_the_entries() {
+        let mut ws = WaitSet::new();
+        let g1 = GuardCondition::new();
+        for _ in 0..3 {
+            let mut e = [WaitEntry::new(Target::Guard(&g1))];
+            assert!(!ws.wait(&mut e[..], Some(Duration::from_millis(5))));
+            assert_eq!(lock(&g1.waiters().list).len(), 1, "attached once across waits");
+        }
+        let kept = Arc::clone(g1.waiters_arc());
+        drop(g1);
+        let g2 = Arc::new(GuardCondition::new());
+        let trigger = {
+            let g2 = Arc::clone(&g2);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                g2.trigger();
+            })
+        };
+        let mut e = [WaitEntry::new(Target::Guard(&g2))];
+        assert!(ws.wait(&mut e[..], Some(Duration::from_secs(10))), "the trigger of the new entry was lost");
+        assert!(e[0].ready);
+        trigger.join().unwrap();
+        assert!(lock(&kept.list).is_empty(), "the deleted guard condition's list was not detached from");
+        assert_eq!(lock(&g2.waiters().list).len(), 1);
+        drop(ws);
+        assert!(lock(&g2.waiters().list).is_empty(), "a dropped wait set stays attached");
     }
 }

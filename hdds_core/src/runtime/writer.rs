@@ -88,6 +88,9 @@ struct WriterState {
     matched: Vec<Arc<ReaderShared>>,
     /// The RTPS side, when the participant is on the network.
     net: Option<WriterPort>,
+    /// Threads waiting on `acked` (a blocked KEEP_ALL write, a wait for acknowledgments): an
+    /// ACKNACK notifies only when there is one (otherwise a system call per ACKNACK).
+    acked_waiters: usize,
 }
 
 impl Writer {
@@ -119,7 +122,13 @@ impl Writer {
             qos,
             user_data: Arc::from(&options.user_data[..]),
             partition: options.partition.clone(),
-            state: Mutex::new(WriterState { last_sn: 0, history: VecDeque::new(), matched: Vec::new(), net: port }),
+            state: Mutex::new(WriterState {
+                last_sn: 0,
+                history: VecDeque::new(),
+                matched: Vec::new(),
+                net: port,
+                acked_waiters: 0,
+            }),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
             events: Arc::default(),
@@ -226,6 +235,7 @@ impl Writer {
         let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
+            pinned: None,
             info: SampleInfo {
                 source_timestamp: now_ts,
                 reception_timestamp: now_ts,
@@ -411,12 +421,14 @@ impl Writer {
                     }
                     // Wake at least every fast HEARTBEAT period to ask again (the machine paces it).
                     let left = deadline.map_or(Duration::from_secs(3600), |d| d.saturating_duration_since(now));
+                    st.acked_waiters += 1;
                     st = self
                         .shared
                         .acked
                         .wait_timeout(st, left.min(Duration::from_millis(10)))
                         .unwrap_or_else(|p| p.into_inner())
                         .0;
+                    st.acked_waiters -= 1;
                 }
             }
         }
@@ -488,7 +500,9 @@ impl Writer {
             };
             // Same-host readers signal nothing here: look again soon while they have not read all.
             let left = if shm_read { left } else { left.min(Duration::from_millis(1)) };
+            st.acked_waiters += 1;
             st = self.shared.acked.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st.acked_waiters -= 1;
         }
     }
 
@@ -665,9 +679,12 @@ impl WriterShared {
         if st.net.as_mut().is_some_and(|p| p.unmatch_reader(reader)) {
             self.reader_matched(-1);
         }
+        let waiters = st.acked_waiters;
         drop(st);
         // A KEEP_ALL history may have room now.
-        self.acked.notify_all();
+        if waiters > 0 {
+            self.acked.notify_all();
+        }
     }
 
     /// Runs `f` (an ACKNACK, a NACK_FRAG) on the machine; returns its next deadline.
@@ -682,8 +699,11 @@ impl WriterShared {
         p.drive(out, f);
         let next = p.next_deadline();
         send_if_batching(&st, net, out);
+        let waiters = st.acked_waiters;
         drop(st);
-        self.acked.notify_all();
+        if waiters > 0 {
+            self.acked.notify_all();
+        }
         next
     }
 

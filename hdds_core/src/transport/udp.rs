@@ -11,11 +11,16 @@
 //!   port, so the send socket needs no fixed port.
 //!
 //! Thread model: [`UdpReceiver::run`] is the participant's receive thread; it owns the receiving
-//! sockets and a mio `Poll`. [`UdpSender`] is shared by every thread that sends. A [`StopHandle`]
-//! ends the receive loop from any thread.
+//! sockets and a mio `Poll`. [`UdpReceiver::split`] takes the user-data unicast socket out of the
+//! poll set for a thread of its own ([`UserReceiver::run`]) that blocks in `recvmmsg`, as Cyclone's
+//! receive thread does: a ping-pong sample then costs one system call to receive, not an
+//! `epoll_wait` and a receive. [`UdpSender`] is shared by every thread that sends. A
+//! [`StopHandle`] ends both loops from any thread (the blocking one through `shutdown(SHUT_RD)`,
+//! which makes a blocked receive return).
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket as StdUdpSocket};
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 
 use mio::net::UdpSocket;
@@ -69,11 +74,20 @@ pub struct UdpReceiver {
     stop: StopHandle,
 }
 
-/// Ends a [`UdpReceiver::run`] loop. Cloneable, callable from any thread.
+/// Ends a [`UdpReceiver::run`] loop (and the [`UserReceiver::run`] loop split from it).
+/// Cloneable, callable from any thread.
 #[derive(Clone)]
 pub struct StopHandle {
     waker: Arc<Waker>,
     stop: Arc<std::sync::atomic::AtomicBool>,
+    /// The socket a [`UserReceiver`] blocks on, once split off.
+    user: Option<Arc<StdUdpSocket>>,
+}
+
+/// The user-data unicast socket on a thread of its own: see [`UdpReceiver::split`].
+pub struct UserReceiver {
+    socket: Arc<StdUdpSocket>,
+    stop: StopHandle,
 }
 
 /// Sends datagrams; shared by every sending thread.
@@ -183,7 +197,7 @@ impl UdpSockets {
             receiver: UdpReceiver {
                 poll,
                 sockets,
-                stop: StopHandle { waker, stop: Arc::new(std::sync::atomic::AtomicBool::new(false)) },
+                stop: StopHandle { waker, stop: Arc::new(std::sync::atomic::AtomicBool::new(false)), user: None },
             },
             sender: UdpSender { socket: Arc::new(send.into()) },
         })
@@ -208,13 +222,34 @@ impl UdpReceiver {
         self.stop.clone()
     }
 
+    /// Takes the user-data unicast socket out of the poll set, for [`UserReceiver::run`] on a
+    /// thread of its own. The stop handles of the returned receiver (take them after the split)
+    /// end both loops.
+    pub fn split(mut self) -> io::Result<(UdpReceiver, UserReceiver)> {
+        let Some(i) = self.sockets.iter().position(|(_, c)| *c == Channel::UserUnicast) else {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "no user-data unicast socket"));
+        };
+        let (mut socket, _) = self.sockets.remove(i);
+        self.poll.registry().deregister(&mut socket)?;
+        // The remaining sockets' tokens are their indices.
+        for (j, (s, _)) in self.sockets.iter_mut().enumerate().skip(i) {
+            self.poll.registry().reregister(s, Token(j), Interest::READABLE)?;
+        }
+        let socket = StdUdpSocket::from(socket);
+        socket.set_nonblocking(false)?;
+        let socket = Arc::new(socket);
+        self.stop.user = Some(Arc::clone(&socket));
+        let stop = self.stop.clone();
+        Ok((self, UserReceiver { socket, stop }))
+    }
+
     /// Receives until the stop handle is signalled, calling `on_datagram` for each datagram with
-    /// the channel it came on and its source. The buffer is reused: the handler parses in place.
+    /// the channel it came on and its source. The buffers are reused: the handler parses in place.
     pub fn run(mut self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr)) {
         use std::sync::atomic::Ordering;
         let stop = self.stop.clone();
         let mut events = Events::with_capacity(16);
-        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let mut batch = Batch::new();
         while !stop.stop.load(Ordering::Acquire) {
             if let Err(e) = self.poll.poll(&mut events, None) {
                 if e.kind() == io::ErrorKind::Interrupted {
@@ -229,10 +264,20 @@ impl UdpReceiver {
                     continue;
                 }
                 let Some((socket, channel)) = self.sockets.get(ev.token().0) else { continue };
-                // Edge-triggered: drain the socket.
+                // Edge-triggered: drain the socket. A batch that comes back short means the queue
+                // was empty (recvmmsg stops at EAGAIN), which saves the EAGAIN call a datagram at
+                // a time would need: one recvmmsg per wake-up in a ping-pong.
                 loop {
-                    match socket.recv_from(&mut buf) {
-                        Ok((n, from)) => on_datagram(&buf[..n], *channel, from),
+                    match batch.receive(socket.as_raw_fd(), libc::MSG_DONTWAIT) {
+                        Ok(n) => {
+                            for i in 0..n {
+                                let (d, from) = batch.datagram(i);
+                                on_datagram(d, *channel, from);
+                            }
+                            if n < BATCH {
+                                break;
+                            }
+                        }
                         Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         // ICMP errors from an earlier send surface here (e.g. connection refused):
@@ -245,10 +290,111 @@ impl UdpReceiver {
     }
 }
 
+/// Datagrams taken from a socket per `recvmmsg`.
+const BATCH: usize = 4;
+
+/// The receive thread's buffers for one `recvmmsg`: room for [`BATCH`] datagrams of the largest
+/// size, their lengths and sources. Allocated once per participant.
+struct Batch {
+    buf: Vec<u8>,
+    len: [usize; BATCH],
+    from: [libc::sockaddr_in; BATCH],
+}
+
+impl Batch {
+    fn new() -> Batch {
+        // SAFETY: sockaddr_in is plain old data; all zeroes is a valid value.
+        let zero: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+        Batch { buf: vec![0u8; BATCH * MAX_DATAGRAM], len: [0; BATCH], from: [zero; BATCH] }
+    }
+
+    /// Receives up to [`BATCH`] datagrams (`flags`: MSG_DONTWAIT, or MSG_WAITFORONE to block for
+    /// the first); how many arrived.
+    fn receive(&mut self, fd: std::os::fd::RawFd, flags: libc::c_int) -> io::Result<usize> {
+        let base = self.buf.as_mut_ptr();
+        let mut iov: [libc::iovec; BATCH] = std::array::from_fn(|i| libc::iovec {
+            // SAFETY: i < BATCH, so the offset stays inside `buf` (BATCH * MAX_DATAGRAM bytes).
+            iov_base: unsafe { base.add(i * MAX_DATAGRAM) }.cast(),
+            iov_len: MAX_DATAGRAM,
+        });
+        let from = self.from.as_mut_ptr();
+        let iov_ptr = iov.as_mut_ptr();
+        let mut msgs: [libc::mmsghdr; BATCH] = std::array::from_fn(|i| {
+            // SAFETY: msghdr is plain old data; all zeroes is a valid value (no name, no control).
+            let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+            // SAFETY: i < BATCH: inside the `from` and `iov` arrays.
+            hdr.msg_name = unsafe { from.add(i) }.cast();
+            hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            // SAFETY: as above.
+            hdr.msg_iov = unsafe { iov_ptr.add(i) };
+            hdr.msg_iovlen = 1;
+            libc::mmsghdr { msg_hdr: hdr, msg_len: 0 }
+        });
+        // SAFETY: every msghdr points at memory owned by `self` or by `iov` (alive for the call),
+        // with the lengths of that memory; the kernel writes at most those lengths.
+        let n = unsafe { libc::recvmmsg(fd, msgs.as_mut_ptr(), BATCH as libc::c_uint, flags, std::ptr::null_mut()) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let n = n as usize;
+        for (len, m) in self.len.iter_mut().zip(&msgs).take(n) {
+            *len = (m.msg_len as usize).min(MAX_DATAGRAM);
+        }
+        Ok(n)
+    }
+
+    /// Datagram `i` of the last [`Batch::receive`], and where it came from.
+    fn datagram(&self, i: usize) -> (&[u8], SocketAddr) {
+        let start = i * MAX_DATAGRAM;
+        let a = &self.from[i];
+        let ip = Ipv4Addr::from(u32::from_be(a.sin_addr.s_addr));
+        let from = SocketAddr::V4(SocketAddrV4::new(ip, u16::from_be(a.sin_port)));
+        (&self.buf[start..start + self.len[i]], from)
+    }
+}
+
+impl UserReceiver {
+    /// Receives until the stop handle is signalled, blocking in `recvmmsg` (which then takes every
+    /// datagram already queued, up to a batch), and calls `on_datagram` for each, as
+    /// [`UdpReceiver::run`] does.
+    pub fn run(self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr)) {
+        use std::sync::atomic::Ordering;
+        let mut batch = Batch::new();
+        let fd = self.socket.as_raw_fd();
+        loop {
+            let got = batch.receive(fd, libc::MSG_WAITFORONE);
+            // After `shutdown(SHUT_RD)` receives return at once (empty): the stop flag says why.
+            if self.stop.stop.load(Ordering::Acquire) {
+                return;
+            }
+            match got {
+                Ok(n) => {
+                    for i in 0..n {
+                        let (d, from) = batch.datagram(i);
+                        on_datagram(d, Channel::UserUnicast, from);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // ICMP errors from an earlier send (none leave from this socket, but the kernel
+                // may queue one): they say nothing about the socket's health.
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {}
+                // Anything else would repeat at once: as with a failing poller, the participant's
+                // liveliness lapses and peers drop it.
+                Err(_) => return,
+            }
+        }
+    }
+}
+
 impl StopHandle {
     pub fn stop(&self) {
         self.stop.store(true, std::sync::atomic::Ordering::Release);
         let _ = self.waker.wake();
+        if let Some(user) = &self.user {
+            // On an unconnected UDP socket Linux answers ENOTCONN but still marks the socket shut
+            // for reading and wakes a blocked receive, which is all this is for.
+            let _ = socket2::SockRef::from(&**user).shutdown(std::net::Shutdown::Read);
+        }
     }
 }
 
@@ -306,6 +452,34 @@ mod tests {
         assert_eq!(ch, Channel::UserUnicast);
         stop.stop();
         t.join().unwrap();
+    }
+
+    #[test]
+    fn split_user_socket_receives_on_its_own_thread_and_stops() {
+        let cfg = loopback(false, 0);
+        let a = UdpSockets::open(&cfg, &ports).unwrap();
+        let sender = a.sender.clone();
+        let to_user = SocketAddr::from((Ipv4Addr::LOCALHOST, a.user_unicast_port));
+        let to_meta = SocketAddr::from((Ipv4Addr::LOCALHOST, a.meta_unicast_port));
+        let (poll_side, user_side) = a.receiver.split().unwrap();
+        let stop = poll_side.stop_handle();
+        let (tx, rx) = mpsc::channel();
+        let tx2 = tx.clone();
+        let tu = std::thread::spawn(move || user_side.run(|d, ch, _| tx.send((d.to_vec(), ch)).unwrap()));
+        let tp = std::thread::spawn(move || poll_side.run(|d, ch, _| tx2.send((d.to_vec(), ch)).unwrap()));
+        for i in 0..10u8 {
+            sender.send_to(&[i; 3], to_user).unwrap();
+        }
+        sender.send_to(b"meta", to_meta).unwrap();
+        let got: Vec<_> = (0..11).map(|_| rx.recv_timeout(Duration::from_secs(5)).expect("datagram")).collect();
+        assert!(got.contains(&(b"meta".to_vec(), Channel::MetaUnicast)));
+        for i in 0..10u8 {
+            assert!(got.contains(&(vec![i; 3], Channel::UserUnicast)), "user datagram {i} missing");
+        }
+        // Both loops end, the blocking one included, while nothing arrives.
+        stop.stop();
+        tu.join().unwrap();
+        tp.join().unwrap();
     }
 
     #[test]

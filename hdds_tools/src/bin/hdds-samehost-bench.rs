@@ -20,8 +20,9 @@
 //!   on a futex with the payload copied into the mapping by the sender and out of it by the
 //!   receiver (two copies per direction, as a copying shared-memory transport must do);
 //! - `loan`: two processes; the writer borrows a loan, fills it, stamps CLOCK_MONOTONIC into it as
-//!   the last byte it writes, publishes; the reader reads the clock as soon as it holds the sample
-//!   (one-way measured directly, filling and reading not counted); a 64 B pong paces the pings.
+//!   the last byte it writes, publishes; the reader takes a loan (`Reader::take_loan`: the payload
+//!   read in place in the writer's ring) and reads the clock as soon as it holds it (one-way
+//!   measured directly, filling and reading not counted); a 64 B pong paces the pings.
 //!
 //! Ping-pong modes report one-way = RTT/2. CPU is getrusage(RUSAGE_SELF) of both processes (every
 //! thread, the engine's included) over the measured loop, divided by the messages sent (two per
@@ -114,6 +115,18 @@ fn take_one(r: &Reader, timeout: Duration) -> Option<hdds_core::Sample> {
     loop {
         if let Some(s) = r.take() {
             return Some(s);
+        }
+        let left = end.checked_duration_since(Instant::now())?;
+        r.wait_for_data(left);
+    }
+}
+
+/// [`take_one`] as a loan.
+fn take_loan_one(r: &Reader, timeout: Duration) -> Option<hdds_core::ReaderLoan> {
+    let end = Instant::now() + timeout;
+    loop {
+        if let Some(l) = r.take_loan() {
+            return Some(l);
         }
         let left = end.checked_duration_since(Instant::now())?;
         r.wait_for_data(left);
@@ -298,18 +311,22 @@ fn spawn_echo(a: &Args, tag: &str) -> (std::process::Child, BufReader<std::proce
 }
 
 /// The echo's last line: its CPU seconds over the measured loop, and for `loan` its latencies.
-fn echo_result(mut child: std::process::Child, out: BufReader<std::process::ChildStdout>) -> (f64, Vec<f64>) {
+/// The echo's CPU seconds, its latencies (`loan`) and how many measured loans it read in place.
+fn echo_result(mut child: std::process::Child, out: BufReader<std::process::ChildStdout>) -> (f64, Vec<f64>, usize) {
     let mut cpu = f64::NAN;
     let mut lat = Vec::new();
+    let mut in_shm = 0;
     for line in out.lines().map_while(|l| l.ok()) {
         if let Some(v) = line.strip_prefix("cpu ") {
             cpu = v.trim().parse().unwrap_or(f64::NAN);
         } else if let Some(v) = line.strip_prefix("lat ") {
             lat = v.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        } else if let Some(v) = line.strip_prefix("inshm ") {
+            in_shm = v.trim().parse().unwrap_or(0);
         }
     }
     let _ = child.wait();
-    (cpu, lat)
+    (cpu, lat, in_shm)
 }
 
 fn wait_matched(w: &hdds_core::Writer, r: &Reader) {
@@ -328,27 +345,40 @@ fn shm_echo(a: &Args, tag: &str) {
     let mut lat = Vec::new();
     let loan = a.mode == "loan";
     let pong = [0u8; 64];
+    let mut in_shm = 0;
+    if loan {
+        // From here on the reader takes loans: its samples stay in the writer's ring.
+        let _ = r.take_loan();
+    }
     for i in 0..a.count + WARMUP {
         if i == WARMUP {
             cpu0 = cpu_s();
+        }
+        if loan {
+            let Some(l) = take_loan_one(&r, Duration::from_secs(10)) else {
+                eprintln!("echo: no ping {i}");
+                break;
+            };
+            let now = mono_ns();
+            let d = l.data();
+            let sent = u64::from_le_bytes(d[d.len() - 8..].try_into().unwrap());
+            if i >= WARMUP {
+                lat.push(now.saturating_sub(sent) as f64 / 1e3);
+                in_shm += usize::from(l.in_shared_memory());
+            }
+            r.return_loan(l);
+            w.write(&pong).unwrap();
+            continue;
         }
         let Some(s) = take_one(&r, Duration::from_secs(10)) else {
             eprintln!("echo: no ping {i}");
             break;
         };
-        if loan {
-            let now = mono_ns();
-            let sent = u64::from_le_bytes(s.data[s.data.len() - 8..].try_into().unwrap());
-            if i >= WARMUP {
-                lat.push(now.saturating_sub(sent) as f64 / 1e3);
-            }
-            w.write(&pong).unwrap();
-        } else {
-            w.write(&s.data).unwrap();
-        }
+        w.write(&s.data).unwrap();
     }
     println!("cpu {}", cpu_s() - cpu0);
     if loan {
+        println!("inshm {in_shm}");
         let v: Vec<String> = lat.iter().map(|x| format!("{x:.3}")).collect();
         println!("lat {}", v.join(" "));
     }
@@ -400,9 +430,14 @@ fn shm(a: &Args) {
         }
     }
     let cpu = cpu_s() - cpu0;
-    let (echo_cpu, echo_lat) = echo_result(child, out);
+    let (echo_cpu, echo_lat, read_in_place) = echo_result(child, out);
     let stats = p.network_stats().unwrap();
-    let extra = format!(", \"shm_samples_read\": {}, \"loan_in_shm\": {}", stats.shm_samples_read, loan && in_shm);
+    let extra = format!(
+        ", \"shm_samples_read\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
+        stats.shm_samples_read,
+        loan && in_shm,
+        read_in_place
+    );
     report(a, if loan { echo_lat } else { lat }, cpu + echo_cpu, 2 * a.count, &extra);
 }
 
@@ -543,7 +578,7 @@ fn floor(a: &Args) {
         }
     }
     let cpu = cpu_s() - cpu0;
-    let (echo_cpu, _) = echo_result(child, out);
+    let (echo_cpu, _, _) = echo_result(child, out);
     let _ = std::fs::remove_file(&path);
     report(a, lat, cpu + echo_cpu, 2 * a.count, "");
 }

@@ -128,10 +128,7 @@ ServiceEndpoints::~ServiceEndpoints()
   {
     rmw_reset_error();
   }
-  // Not under callback_mutex_: clearing waits for a running on_data, which takes it.
-  if (listening_) {
-    hdds_reader_set_data_listener(reader_.get(), nullptr, nullptr);
-  }
+  data_callback_.stop(reader_.get());
   reader_.reset();
   writer_.reset();
 }
@@ -204,42 +201,6 @@ bool ServiceEndpoints::reader_matches(const Guid & writer) const
 rmw_ret_t ServiceEndpoints::set_on_new_data_callback(
   rmw_event_callback_t callback, const void * user_data)
 {
-  std::lock_guard<std::mutex> lock(callback_mutex_);
-  if (!listening_) {
-    // The first set: no call of ours can be running, so the engine does not wait on our mutex.
-    if (hdds_reader_set_data_listener(reader_.get(), &ServiceEndpoints::on_data, this) !=
-      HDDS_RET_OK)
-    {
-      set_hdds_error("cannot set the data listener");
-      return RMW_RET_ERROR;
-    }
-    listening_ = true;
-    // What arrived before the listener existed is reported once, like what arrives while no
-    // callback is set (a sample arriving meanwhile can be counted twice, never missed).
-    size_t unread = 0;
-    if (hdds_reader_unread_count(reader_.get(), &unread) != HDDS_RET_OK) {
-      set_hdds_error("cannot count the waiting samples");
-      return RMW_RET_ERROR;
-    }
-    unreported_ = unread;
-  }
-  callback_ = callback;
-  callback_user_data_ = user_data;
-  if (callback != nullptr && unreported_ > 0) {
-    callback(user_data, unreported_);
-    unreported_ = 0;
-  }
-  return RMW_RET_OK;
-}
-
-void ServiceEndpoints::on_data(const void * user, size_t count)
-{
-  auto * self = const_cast<ServiceEndpoints *>(static_cast<const ServiceEndpoints *>(user));
-  std::lock_guard<std::mutex> lock(self->callback_mutex_);
-  if (self->callback_ != nullptr) {
-    self->callback_(self->callback_user_data_, count);
-  } else {
-    self->unreported_ += count;
-  }
+  return data_callback_.set(reader_.get(), callback, user_data);
 }
 }  // namespace rmw_hdds

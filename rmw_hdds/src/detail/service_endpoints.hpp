@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "detail/data_callback.hpp"
 #include "detail/graph.hpp"
 #include "detail/hdds_handle.hpp"
 #include "detail/service_format.hpp"
@@ -87,7 +88,6 @@ public:
 
 private:
   explicit ServiceEndpoints(Node & node);
-  static void on_data(const void * user, size_t count);
 
   Node & node_;
   bool is_service_ = false;
@@ -103,13 +103,7 @@ private:
   bool writer_registered_ = false;
   bool reader_registered_ = false;
 
-  std::mutex callback_mutex_;
-  rmw_event_callback_t callback_ = nullptr;  // guarded by callback_mutex_
-  const void * callback_user_data_ = nullptr;  // guarded by callback_mutex_
-  bool listening_ = false;  // guarded by callback_mutex_
-  // Samples no callback has been told about (each is reported once: rclcpp sets a callback
-  // twice in a row and counts what it is told).
-  size_t unreported_ = 0;  // guarded by callback_mutex_
+  DataCallback data_callback_;
 };
 
 // The rmw error message for a failed hdds call: "rmw_hdds: <what>: <engine's last error>".

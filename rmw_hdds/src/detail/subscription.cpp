@@ -128,10 +128,7 @@ Subscription::~Subscription()
   if (registered_ && node_.unregister_endpoint(gid_, true) != RMW_RET_OK) {
     rmw_reset_error();  // the subscription is gone locally either way
   }
-  // Not under mutex_: clearing waits for a running on_data, which takes it.
-  if (listening_) {
-    hdds_reader_set_data_listener(reader_.get(), nullptr, nullptr);
-  }
+  data_callback_.stop(reader_.get());
   if (filter_) {
     // Waits for a running call: the filter can go after this.
     hdds_reader_set_sample_filter(reader_.get(), nullptr, nullptr);
@@ -301,46 +298,7 @@ rmw_ret_t Subscription::matched_count(size_t * count) const
 rmw_ret_t Subscription::set_on_new_message_callback(
   rmw_event_callback_t callback, const void * user_data)
 {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!listening_) {
-    // The first set: no call of ours can be running, so the engine does not wait on mutex_.
-    if (hdds_reader_set_data_listener(reader_.get(), &Subscription::on_data, this) !=
-      HDDS_RET_OK)
-    {
-      RMW_SET_ERROR_MSG(("rmw_hdds: cannot set the data listener: " + last_error()).c_str());
-      return RMW_RET_ERROR;
-    }
-    listening_ = true;
-    // What arrived before the listener existed is reported once, like what arrives while no
-    // callback is set (a sample arriving meanwhile can be counted twice, never missed).
-    size_t unread = 0;
-    if (hdds_reader_unread_count(reader_.get(), &unread) != HDDS_RET_OK) {
-      RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
-      return RMW_RET_ERROR;
-    }
-    unreported_ = unread;
-  }
-  callback_ = callback;
-  callback_user_data_ = user_data;
-  if (callback != nullptr && unreported_ > 0) {
-    callback(user_data, unreported_);
-    unreported_ = 0;
-  }
-  return RMW_RET_OK;
-}
-
-void Subscription::on_data(const void * user, size_t count)
-{
-  engine_callback(
-    [&]() {
-      auto * self = const_cast<Subscription *>(static_cast<const Subscription *>(user));
-      std::lock_guard<std::mutex> lock(self->mutex_);
-      if (self->callback_ != nullptr) {
-        self->callback_(self->callback_user_data_, count);
-      } else {
-        self->unreported_ += count;
-      }
-    });
+  return data_callback_.set(reader_.get(), callback, user_data);
 }
 
 rmw_ret_t Subscription::set_content_filter(

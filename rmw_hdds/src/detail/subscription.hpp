@@ -5,9 +5,9 @@
 // CDR bytes, deserialized straight into the caller's message.
 //
 // The new-message callback (rmw_subscription_set_on_new_message_callback) is called by the
-// engine's data listener on the thread that delivered the sample, under mutex_ (once the setter
-// returns, the old callback is not running); samples already waiting when a callback is set are
-// reported to it at once, with their count.
+// engine's data listener on the thread that delivered the sample (detail/data_callback.hpp: once
+// the setter returns, the old callback is not running; samples already waiting when a callback is
+// set are reported to it at once, with their count).
 #ifndef RMW_HDDS__DETAIL__SUBSCRIPTION_HPP_
 #define RMW_HDDS__DETAIL__SUBSCRIPTION_HPP_
 
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "detail/content_filter.hpp"
+#include "detail/data_callback.hpp"
 #include "detail/event.hpp"
 #include "detail/hdds_handle.hpp"
 #include "detail/loans.hpp"
@@ -89,7 +90,6 @@ private:
   rmw_ret_t take_sample(SampleHandle * out);
   // Deserializes the sample into `ros_message` and fills `info` unless it is null.
   rmw_ret_t read_sample(const SampleHandle & sample, void * ros_message, rmw_message_info_t * info);
-  static void on_data(const void * user, size_t count);
   static bool filter_sample(const void * user, const uint8_t * data, size_t len);
   // Puts `filter` (nullptr: none) in the engine reader and keeps it. Call with filter_mutex_ held.
   rmw_ret_t install_filter(std::unique_ptr<ContentFilter> filter);
@@ -103,13 +103,7 @@ private:
   std::unique_ptr<EventSource> events_;
   std::unique_ptr<Loans> loans_;  // fixed-size types only
 
-  std::mutex mutex_;
-  rmw_event_callback_t callback_ = nullptr;  // guarded by mutex_
-  const void * callback_user_data_ = nullptr;  // guarded by mutex_
-  bool listening_ = false;  // guarded by mutex_
-  // Samples no callback has been told about (each is reported once: rclcpp sets a callback
-  // twice in a row and counts what it is told).
-  size_t unreported_ = 0;  // guarded by mutex_
+  DataCallback data_callback_;
 
   mutable std::mutex filter_mutex_;
   // The engine reader calls filter_->matches_serialized, one call at a time.

@@ -82,62 +82,66 @@ rmw_ret_t WaitSet::wait(
   const size_t n_cli = clients ? clients->client_count : 0;
   const size_t n_ev = events ? events->event_count : 0;
 
-  // clear() keeps the capacity and reserve() grows it only when needed: no allocation once the
-  // wait set has held this many entries.
-  entries_.clear();
-  entries_.reserve(n_sub + n_gc + n_srv + n_cli + n_ev);
+  // The array only grows (no allocation once the wait set has held this many entries); entries
+  // are written in place, not pushed: rmw_wait runs twice per sample in an executor.
+  const size_t most = n_sub + n_gc + n_srv + n_cli + n_ev;
+  if (entries_.size() < most) {
+    entries_.resize(most);
+  }
+  HddsWaitEntry * out = entries_.data();
+  size_t n = 0;
   if (n_sub) {
     for_each<Subscription>(
-      subscriptions->subscribers, n_sub, [this](Subscription * sub) {
-        entries_.push_back(entry_of(HDDS_WAIT_READER_DATA, sub->reader()));
+      subscriptions->subscribers, n_sub, [out, &n](Subscription * sub) {
+        out[n++] = entry_of(HDDS_WAIT_READER_DATA, sub->reader());
       });
   }
   if (n_gc) {
     for_each<GuardCondition>(
-      guard_conditions->guard_conditions, n_gc, [this](GuardCondition * gc) {
-        entries_.push_back(entry_of(HDDS_WAIT_GUARD, gc->handle()));
+      guard_conditions->guard_conditions, n_gc, [out, &n](GuardCondition * gc) {
+        out[n++] = entry_of(HDDS_WAIT_GUARD, gc->handle());
       });
   }
   if (n_srv) {
     for_each<Waitable>(
-      services->services, n_srv, [this](Waitable * s) {
-        entries_.push_back(s->wait_entry());
+      services->services, n_srv, [out, &n](Waitable * s) {
+        out[n++] = s->wait_entry();
       });
   }
   if (n_cli) {
     for_each<Waitable>(
-      clients->clients, n_cli, [this](Waitable * c) {
-        entries_.push_back(c->wait_entry());
+      clients->clients, n_cli, [out, &n](Waitable * c) {
+        out[n++] = c->wait_entry();
       });
   }
   if (n_ev) {
     for_each<rmw_event_t>(
-      events->events, n_ev, [this](rmw_event_t * e) {
-        entries_.push_back(static_cast<EventSource *>(e->data)->wait_entry(e->event_type));
+      events->events, n_ev, [out, &n](rmw_event_t * e) {
+        out[n++] = static_cast<EventSource *>(e->data)->wait_entry(e->event_type);
       });
   }
 
   const int64_t timeout_ns = timeout == nullptr ? HDDS_DURATION_INFINITE : duration_to_ns(*timeout);
-  const HddsRet r = hdds_waitset_wait(handle_.get(), entries_.data(), entries_.size(), timeout_ns);
+  const HddsRet r = hdds_waitset_wait(handle_.get(), out, n, timeout_ns);
   if (r != HDDS_RET_OK && r != HDDS_RET_TIMEOUT) {
     RMW_SET_ERROR_MSG(("rmw_hdds: wait failed: " + last_error()).c_str());
     return RMW_RET_ERROR;
   }
   size_t next = 0;
   if (n_sub) {
-    keep_ready(subscriptions->subscribers, n_sub, entries_.data(), &next);
+    keep_ready(subscriptions->subscribers, n_sub, out, &next);
   }
   if (n_gc) {
-    keep_ready(guard_conditions->guard_conditions, n_gc, entries_.data(), &next);
+    keep_ready(guard_conditions->guard_conditions, n_gc, out, &next);
   }
   if (n_srv) {
-    keep_ready(services->services, n_srv, entries_.data(), &next);
+    keep_ready(services->services, n_srv, out, &next);
   }
   if (n_cli) {
-    keep_ready(clients->clients, n_cli, entries_.data(), &next);
+    keep_ready(clients->clients, n_cli, out, &next);
   }
   if (n_ev) {
-    keep_ready(events->events, n_ev, entries_.data(), &next);
+    keep_ready(events->events, n_ev, out, &next);
   }
   return r == HDDS_RET_TIMEOUT ? RMW_RET_TIMEOUT : RMW_RET_OK;
 }

@@ -2,9 +2,11 @@
 //! participants in other processes (and other vendors) find ours and exchange samples with it.
 //!
 //! Threads (docs/engine.md has the whole model):
-//! - the **receive thread** ([`crate::transport::udp::UdpReceiver::run`]) parses each datagram in
-//!   place and hands its submessages to the endpoints' machines (`receive.rs`), delivering samples
-//!   straight into the readers' histories;
+//! - the **receive threads** parse each datagram in place and hand its submessages to the
+//!   endpoints' machines (`receive.rs`), delivering samples straight into the readers' histories:
+//!   one for the discovery sockets ([`crate::transport::udp::UdpReceiver::run`], mio) and one
+//!   blocking on the user-data unicast socket ([`crate::transport::udp::UserReceiver::run`]), so
+//!   that a sample costs one system call to receive;
 //! - the **timer thread** ([`timer::Timer`]) sleeps until the earliest deadline of any machine and
 //!   runs SPDP announcements, lease expiry, HEARTBEATs, ACKNACK responses and paced repairs;
 //! - **writes** run on the caller's thread and send from it.
@@ -282,6 +284,10 @@ impl Network {
             ))),
             sockets.meta_unicast_port,
         )?;
+        let (receiver, user_receiver) = sockets
+            .receiver
+            .split()
+            .map_err(|e| Error::new(ErrorKind::Io, format!("splitting the receive sockets: {e}")))?;
         let now = Instant::now();
         let net = Arc::new(Network {
             prefix,
@@ -308,27 +314,31 @@ impl Network {
             shm,
             silenced: AtomicBool::new(false),
             closed: AtomicBool::new(false),
-            recv_stop: sockets.receiver.stop_handle(),
+            recv_stop: receiver.stop_handle(),
             threads: Mutex::new(Vec::new()),
         });
         cfg_register(&net);
 
-        let receiver = sockets.receiver;
         let n = Arc::clone(&net);
         let recv = std::thread::Builder::new().name(name("recv")).spawn(move || {
             let mut ctx = receive::Context::default();
             receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx));
         });
         let n = Arc::clone(&net);
+        let recv_user = std::thread::Builder::new().name(name("recvuc")).spawn(move || {
+            let mut ctx = receive::Context::default();
+            user_receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx));
+        });
+        let n = Arc::clone(&net);
         let timer = std::thread::Builder::new().name(name("timer")).spawn(move || n.timer.run(|now| n.sweep(now)));
-        match (recv, timer) {
-            (Ok(r), Ok(t)) => lock(&net.threads).extend([r, t]),
-            (r, t) => {
+        match (recv, recv_user, timer) {
+            (Ok(r), Ok(u), Ok(t)) => lock(&net.threads).extend([r, u, t]),
+            (r, u, t) => {
                 net.stop_threads();
                 if let Some(shm) = &net.shm {
                     shm.stop();
                 }
-                for h in [r, t].into_iter().flatten() {
+                for h in [r, u, t].into_iter().flatten() {
                     let _ = h.join();
                 }
                 return Err(Error::new(ErrorKind::Io, "could not start the participant's network threads"));

@@ -112,9 +112,19 @@ impl Outbox {
     }
 }
 
+/// What [`encode`] works in; kept per sending thread so that a steady stream allocates nothing.
+#[derive(Default)]
+struct EncodeBufs {
+    /// The message being built (capacity [`MAX_MESSAGE`] once grown).
+    message: Vec<u8>,
+    /// The distinct destinations of one call.
+    addrs: Vec<SocketAddr>,
+    /// The inline QoS of one DATA.
+    scratch: Vec<u8>,
+}
+
 thread_local! {
-    /// Each sending thread builds its messages in one buffer that keeps its capacity.
-    static MESSAGE_BUF: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(MAX_MESSAGE));
+    static ENCODE_BUFS: RefCell<EncodeBufs> = RefCell::new(EncodeBufs::default());
 }
 
 /// Encodes `items` into messages from `prefix` and hands each to `emit` with its destination.
@@ -122,17 +132,20 @@ thread_local! {
 /// and counted in the return value.
 pub(crate) fn encode(prefix: GuidPrefix, items: &[(SocketAddr, Out)], mut emit: impl FnMut(SocketAddr, &[u8])) -> u64 {
     let mut failed = 0;
-    let mut addrs: Vec<SocketAddr> = Vec::new();
-    for (a, _) in items {
-        if !addrs.contains(a) {
-            addrs.push(*a);
-        }
-    }
     let header = Header::ours(prefix);
-    MESSAGE_BUF.with(|cell| {
-        let mut scratch = Vec::new();
-        let mut buf = std::mem::take(&mut *cell.borrow_mut());
-        for addr in addrs {
+    ENCODE_BUFS.with(|cell| {
+        // Taken out of the cell: `emit` may send from a listener that encodes again on this thread.
+        let EncodeBufs { message: mut buf, mut addrs, mut scratch } = std::mem::take(&mut *cell.borrow_mut());
+        if buf.capacity() < MAX_MESSAGE {
+            buf.reserve(MAX_MESSAGE - buf.len());
+        }
+        addrs.clear();
+        for (a, _) in items {
+            if !addrs.contains(a) {
+                addrs.push(*a);
+            }
+        }
+        for &addr in &addrs {
             let mut b = MessageBuilder::with_buffer(buf, &header);
             let mut dst = GuidPrefix::default();
             let mut ts: Option<Option<Timestamp>> = None;
@@ -171,7 +184,7 @@ pub(crate) fn encode(prefix: GuidPrefix, items: &[(SocketAddr, Out)], mut emit: 
             }
             buf = b.finish();
         }
-        *cell.borrow_mut() = buf;
+        *cell.borrow_mut() = EncodeBufs { message: buf, addrs, scratch };
     });
     failed
 }

@@ -33,7 +33,7 @@ use crate::runtime::reader::ReaderShared;
 use crate::runtime::status::SAMPLE_LOST;
 use crate::runtime::writer::WriterShared;
 use crate::transport::shm::doorbell::Doorbell;
-use crate::transport::shm::ring::{ReaderCursor, RingView, SampleDesc};
+use crate::transport::shm::ring::{ReaderCursor, RingPayload, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
 use crate::transport::shm::writer::{bump, Bells, Counters, ShmWriter};
 use crate::transport::shm::{self as shm, SharedMemoryConfig};
@@ -180,8 +180,20 @@ impl ShmPort {
                     backlog = s.view.has_unread(cur);
                     break;
                 }
-                let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
-                s.reader.deliver_remote(delivery(s.writer, desc, data), crate::time::now());
+                if s.reader.wants_pins() {
+                    // The application takes loans: leave the payload in the ring, pinned, when
+                    // the reader still has a pin word free (reader_loan.rs).
+                    let budget = s.view.pin_budget();
+                    let Some((desc, got)) = s.view.read_next_pinned(cur, s.reader.guid, budget) else { break };
+                    let (data, pin) = match got {
+                        RingPayload::Copied(data) => (data, None),
+                        RingPayload::Pinned(pin) => (Arc::from(&[][..]), Some(pin)),
+                    };
+                    s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), pin, crate::time::now());
+                } else {
+                    let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
+                    s.reader.deliver_remote(delivery(s.writer, desc, data), crate::time::now());
+                }
                 read += 1;
             }
             if read > 0 {

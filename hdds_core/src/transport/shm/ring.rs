@@ -31,6 +31,7 @@
 //!   have not read it (they see it lost, as a DDS KEEP_LAST history replaces it); a blocking ring
 //!   (reliable KEEP_ALL writer) frees it only once every reliable reader has read it, and otherwise
 //!   sleeps on its wait word (a futex) until a reader moves its cursor, up to the deadline.
+//! - **Pins (reader loans)**: ring_pin.rs has the protocol.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
@@ -43,6 +44,11 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::rtps::SampleIdentity;
 use crate::wire::Guid;
 
+#[path = "ring_pin.rs"]
+mod pin;
+use pin::{Pinned, Read, RingPin};
+pub(crate) use pin::{PinnedSample, RingPayload};
+
 const LINE: usize = 64;
 const PAGE: usize = 4096;
 /// Payload allocations are rounded to cache lines (a reader's copy starts aligned).
@@ -50,6 +56,11 @@ const ALLOC_ALIGN: usize = 64;
 /// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
 /// samples keeps one step).
 const COMMIT_STEP: usize = 64 << 10;
+/// Pins one reader can hold at once (loans it took and has not returned, samples waiting in its
+/// history in place); beyond them, a reader copies.
+pub(crate) const LOAN_WORDS: usize = 8;
+/// A reader entry: its cursor line, then its pin words.
+const ENTRY: usize = 2 * LINE;
 const POS_BITS: u32 = 48;
 const POS_MASK: u64 = (1 << POS_BITS) - 1;
 /// How long a blocked writer sleeps at most between two looks (a reader that went away without a
@@ -64,7 +75,9 @@ struct RingHeader {
     arena_len: AtomicU64,
     /// Arena bytes allocated so far: readers never look beyond.
     committed: AtomicU64,
-    _pad0: [u64; 3],
+    /// Pins being taken or held, by all readers (the writer looks for pins only when non-zero).
+    pinned: AtomicU64,
+    _pad0: [u64; 2],
     /// Positions below are published.
     head: AtomicU64,
     _pad1: [u64; 7],
@@ -86,7 +99,14 @@ struct ReaderEntry {
     guid: [AtomicU64; 2],
     /// `generation << 48 | next position to read`.
     cursor: AtomicU64,
-    _pad: [u64; 4],
+    /// The reader's process ([`Owner`]), written by the reader before its first pin.
+    pid: AtomicU32,
+    _pad32: u32,
+    start: AtomicU64,
+    pidns: AtomicU64,
+    _pad: u64,
+    /// Pins: `generation << 48 | position + 1`, 0 when free.
+    loans: [AtomicU64; LOAN_WORDS],
 }
 
 const FLAG_RELATED: u64 = 1;
@@ -110,7 +130,7 @@ struct SlotDesc {
 }
 
 const _: () = assert!(std::mem::size_of::<RingHeader>() % LINE == 0);
-const _: () = assert!(std::mem::size_of::<ReaderEntry>() == LINE);
+const _: () = assert!(std::mem::size_of::<ReaderEntry>() == ENTRY);
 const _: () = assert!(std::mem::size_of::<SlotDesc>() == 2 * LINE);
 
 /// What travels with a payload through the ring.
@@ -191,7 +211,7 @@ struct Layout {
 impl Layout {
     fn new(slots: usize, max_readers: usize, arena_len: usize) -> Option<Layout> {
         let readers_at = HEADER_LEN + std::mem::size_of::<RingHeader>();
-        let slots_at = readers_at.checked_add(max_readers.checked_mul(LINE)?)?;
+        let slots_at = readers_at.checked_add(max_readers.checked_mul(ENTRY)?)?;
         let arena_at = align_up(slots_at.checked_add(slots.checked_mul(2 * LINE)?)?, PAGE);
         arena_at.checked_add(arena_len)?;
         Some(Layout { slots, max_readers, readers_at, slots_at, arena_at, arena_len })
@@ -219,7 +239,7 @@ impl RingView {
         debug_assert!(i < self.layout.max_readers);
         // SAFETY: i < max_readers (every caller iterates or checks that range), so the entry lies
         // inside the segment per the checked layout; 64-aligned; atomics only.
-        unsafe { &*self.seg.base().add(self.layout.readers_at + i * LINE).cast::<ReaderEntry>() }
+        unsafe { &*self.seg.base().add(self.layout.readers_at + i * ENTRY).cast::<ReaderEntry>() }
     }
 
     fn slot(&self, pos: u64) -> &SlotDesc {
@@ -287,17 +307,38 @@ impl RingView {
     /// Reads the sample at `cur` (skipping those directed to other readers and those the writer
     /// replaced), advancing the cursor locally; [`RingView::commit`] publishes it.
     pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Arc<[u8]>)> {
-        self.read_next_racing(cur, me, || {})
+        match self.read_next_racing(cur, me, 0, || {})? {
+            (desc, Read::Copied(data)) => Some((desc, data)),
+            // Not asked for a pin: never made.
+            (_, Read::Pinned(_)) => None,
+        }
     }
 
-    /// [`RingView::read_next`], calling `during_copy` after the payload is copied and before the
-    /// stamp is checked again: tests make the writer replace the sample there.
+    /// [`RingView::read_next`], leaving the payload in place under a pin ([`RingPin`]) when the
+    /// reader holds fewer than `max_pins` (at most `LOAN_WORDS`) pins, else copying it.
+    pub(crate) fn read_next_pinned(
+        self: &Arc<Self>,
+        cur: &mut ReaderCursor,
+        me: Guid,
+        max_pins: usize,
+    ) -> Option<(SampleDesc, RingPayload)> {
+        let (desc, read) = self.read_next_racing(cur, me, max_pins.min(LOAN_WORDS), || {})?;
+        Some(match read {
+            Read::Copied(data) => (desc, RingPayload::Copied(data)),
+            Read::Pinned(pin) => (desc, RingPayload::Pinned(PinnedSample { view: Arc::clone(self), pin })),
+        })
+    }
+
+    /// Reads the next sample (pinning it if one of the first `pin_words` words is free), calling
+    /// `during_copy` after the payload is copied and before the stamp is checked again: tests
+    /// make the writer replace the sample there.
     fn read_next_racing(
         &self,
         cur: &mut ReaderCursor,
         me: Guid,
+        pin_words: usize,
         mut during_copy: impl FnMut(),
-    ) -> Option<(SampleDesc, Arc<[u8]>)> {
+    ) -> Option<(SampleDesc, Read)> {
         let h = self.header();
         loop {
             let head = h.head.load(Ordering::Acquire);
@@ -314,12 +355,9 @@ impl RingView {
             let slot = self.slot(pos);
             let want = 2 * pos + 2;
             let s1 = slot.stamp.load(Ordering::Acquire);
-            if s1 < want.saturating_sub(1) {
-                // Published per `head` but not stamped: a writer that broke the protocol. Retry later.
-                return None;
-            }
             cur.pos += 1;
             if s1 != want {
+                // Replaced, or a position the writer skipped (its slot held a pinned sample).
                 cur.lost += 1;
                 continue;
             }
@@ -349,6 +387,20 @@ impl RingView {
             }
             let (offset, len) = (offset as usize, len as usize);
             let src = self.arena().wrapping_add(offset);
+            if pin_words > 0 {
+                match self.pin(cur, pos, pin_words) {
+                    Pinned::Yes(word, value) => {
+                        // The stamp was still `want` once the pin was visible: the descriptor read
+                        // above is this sample's, and the writer leaves its bytes alone from here on.
+                        return Some((desc, Read::Pinned(RingPin { word, value, ptr: src, len, index: cur.index })));
+                    }
+                    Pinned::Gone => {
+                        cur.lost += 1;
+                        continue;
+                    }
+                    Pinned::NoWord => {}
+                }
+            }
             // One pass, straight into the Arc's allocation (Arc::new_uninit_slice needs a newer
             // Rust than the crate's minimum; zero-filling first cost a second pass).
             // SAFETY: offset + len <= committed <= arena_len, so every byte read lies inside the
@@ -362,29 +414,14 @@ impl RingView {
                 cur.lost += 1;
                 continue;
             }
-            return Some((desc, data));
+            return Some((desc, Read::Copied(data)));
         }
     }
 
-    /// Publishes the reader's cursor; false when the writer has detached the reader (its entry was
-    /// freed or given to another reader).
-    pub(crate) fn commit(&self, cur: &mut ReaderCursor) -> bool {
-        if cur.pos == cur.committed {
-            return true;
-        }
-        let e = self.entry(cur.index);
-        let old = cur.gen << POS_BITS | cur.committed;
-        let new = cur.gen << POS_BITS | (cur.pos & POS_MASK);
-        if e.cursor.compare_exchange(old, new, Ordering::SeqCst, Ordering::Relaxed).is_err() {
-            return false;
-        }
-        cur.committed = cur.pos;
-        let h = self.header();
-        if h.writer_waiting.load(Ordering::SeqCst) != 0 {
-            h.space.fetch_add(1, Ordering::SeqCst);
-            futex::wake(&h.space, u32::MAX);
-        }
-        true
+    /// How many samples a reader should keep pinned at most: a quarter of the slots (at least one,
+    /// at most `LOAN_WORDS`), so that a non-blocking writer always has slots to go around pins.
+    pub(crate) fn pin_budget(&self) -> usize {
+        (self.layout.slots / 4).clamp(1, LOAN_WORDS)
     }
 
     /// Whether samples wait at the cursor (a cheap look, no copy).
@@ -451,6 +488,9 @@ pub(crate) struct RingWriter {
 enum Room {
     Ok(usize),
     Wait,
+    /// Non-blocking ring whose samples are all pinned and the next does not fit around them: the
+    /// sample is dropped for this ring's readers (its position skipped, so they count it lost).
+    Skip,
 }
 
 impl RingWriter {
@@ -493,7 +533,11 @@ impl RingWriter {
         if st.readers.iter().any(|r| r.guid == reader) {
             return Ok(());
         }
-        let Some(index) = (0..self.cfg.max_readers).find(|i| !st.readers.iter().any(|r| r.index == *i)) else {
+        // An entry whose pins a live process still holds (loans of a reader that went) is not
+        // given to another reader until they are returned.
+        let Some(index) = (0..self.cfg.max_readers)
+            .find(|i| !st.readers.iter().any(|r| r.index == *i) && self.release_pins_if_dead(*i))
+        else {
             return Err(Error::new(
                 ErrorKind::OutOfResources,
                 format!(
@@ -558,15 +602,24 @@ impl RingWriter {
             .unwrap_or(st.head)
     }
 
-    /// Frees the oldest live sample.
-    fn free_oldest(&self, st: &mut WriterState) {
-        let Some(l) = st.live.pop_front() else { return };
-        self.view.slot(l.pos).stamp.store(2 * l.pos + 1, Ordering::Relaxed);
+    /// Frees the live sample at index `i` of `st.live` unless a reader pinned it; true if freed.
+    fn try_free(&self, st: &mut WriterState, i: usize) -> bool {
+        let Some(l) = st.live.get(i).copied() else { return false };
+        let stamp = &self.view.slot(l.pos).stamp;
+        stamp.store(2 * l.pos + 1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if self.is_pinned(l.pos) {
+            // Nothing was written: the sample is as it was (module comment, pins).
+            stamp.store(2 * l.pos + 2, Ordering::SeqCst);
+            return false;
+        }
         // The payload's bytes may be rewritten from here on: a reader copying them must see the
         // stamp change (its acquire fence pairs with this one).
         fence(Ordering::Release);
+        st.live.remove(i);
         let oldest = st.live.front().map_or(st.head, |l| l.pos);
         self.view.header().oldest.store(oldest, Ordering::Release);
+        true
     }
 
     /// Where a payload of `size` bytes (rounded) fits in the arena now, if anywhere.
@@ -614,22 +667,58 @@ impl RingWriter {
         }
         let read_by_all = self.min_cursor(st, false);
         while st.live.front().is_some_and(|l| l.pos < read_by_all) {
-            self.free_oldest(st);
+            if !self.try_free(st, 0) {
+                break;
+            }
         }
+        let mut dead_released = false;
         loop {
-            if st.live.len() < self.cfg.slots {
+            let holder = self.holder_of_head_slot(st);
+            if holder.is_none() && st.live.len() < self.cfg.slots {
                 if let Some(at) = self.place(st, size) {
                     return Ok(Room::Ok(at));
                 }
             }
-            let Some(front) = st.live.front() else {
+            let Some(front) = st.live.front().copied() else {
                 // Empty and still no room: cannot happen (size <= arena), but never loop on it.
                 return Err(Error::new(ErrorKind::OutOfResources, "shared memory: the arena has no room"));
             };
-            if self.cfg.blocking && front.pos >= self.min_cursor(st, true) {
+            if self.cfg.blocking {
+                if front.pos >= self.min_cursor(st, true) {
+                    return Ok(Room::Wait);
+                }
+                if self.try_free(st, 0) {
+                    continue;
+                }
+                // A pinned (loaned) sample counts as not yet taken.
+                if !dead_released && self.release_dead_pins() {
+                    dead_released = true;
+                    continue;
+                }
                 return Ok(Room::Wait);
             }
-            self.free_oldest(st);
+            // Non-blocking: replace the oldest sample nobody pins.
+            if let Some(i) = holder {
+                if self.try_free(st, i) {
+                    continue;
+                }
+                if st.live.len() < self.cfg.slots {
+                    // A slot no sample holds lies within the next `slots` positions.
+                    self.skip_position(st);
+                    continue;
+                }
+            }
+            if (0..st.live.len()).any(|i| self.try_free(st, i)) {
+                continue;
+            }
+            if !dead_released && self.release_dead_pins() {
+                dead_released = true;
+                continue;
+            }
+            // As a KEEP_LAST history replaces a sample, this one is lost to the readers hoarding
+            // loans; the writer never blocks.
+            self.skip_position(st);
+            return Ok(Room::Skip);
         }
     }
 
@@ -639,12 +728,19 @@ impl RingWriter {
         self.room_locked(len, deadline).map(drop)
     }
 
-    fn room_locked(&self, len: usize, deadline: Option<Instant>) -> Result<(MutexGuard<'_, WriterState>, usize)> {
+    /// [`RingWriter::wait_room`], returning where the sample goes (`None`: dropped, [`Room::Skip`]).
+    fn room_locked(
+        &self,
+        len: usize,
+        deadline: Option<Instant>,
+    ) -> Result<(MutexGuard<'_, WriterState>, Option<usize>)> {
         let h = self.view.header();
         loop {
             let mut st = self.lock();
-            if let Room::Ok(at) = self.room(&mut st, len)? {
-                return Ok((st, at));
+            match self.room(&mut st, len)? {
+                Room::Ok(at) => return Ok((st, Some(at))),
+                Room::Skip => return Ok((st, None)),
+                Room::Wait => {}
             }
             // Announce the wait, then look again: a reader that moved its cursor before seeing the
             // announcement is seen by this second look (both sides SeqCst; ReaderCursor::commit).
@@ -653,10 +749,11 @@ impl RingWriter {
             let room = self.room(&mut st, len);
             if !matches!(room, Ok(Room::Wait)) {
                 h.writer_waiting.fetch_sub(1, Ordering::SeqCst);
-                if let Room::Ok(at) = room? {
-                    return Ok((st, at));
+                match room? {
+                    Room::Ok(at) => return Ok((st, Some(at))),
+                    Room::Skip => return Ok((st, None)),
+                    Room::Wait => continue,
                 }
-                continue;
             }
             drop(st);
             let now = Instant::now();
@@ -684,6 +781,7 @@ impl RingWriter {
     /// position.
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<u64> {
         let (mut st, at) = self.room_locked(payload.len(), deadline)?;
+        let Some(at) = at else { return Ok(st.head - 1) };
         let size = align_up(payload.len().max(1), ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
         // SAFETY: at + len <= at + size <= committed <= arena_len: inside the mapped, allocated
@@ -708,14 +806,17 @@ impl RingWriter {
     /// Lends `len` arena bytes for the caller to fill in place (a loaned sample), waiting for room
     /// as [`RingWriter::publish`] does. One loan at a time per writer; no other sample is published
     /// until it is published ([`RingWriter::publish_lent`]) or given back ([`RingWriter::give_back`]).
-    pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Lent> {
+    /// `None` when the ring's samples are all pinned and the sample would be dropped
+    /// ([`Room::Skip`]): the caller fills a buffer of its own, whose publication is dropped too.
+    pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let (mut st, at) = self.room_locked(len, deadline)?;
+        let Some(at) = at else { return Ok(None) };
         let size = align_up(len.max(1), ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
         st.lent = Some(Live { pos: 0, offset: at, len: size });
         // SAFETY: at + len <= committed <= arena_len (just committed): inside the mapped arena.
         let ptr = unsafe { self.view.arena().add(at) };
-        Ok(Lent { ptr, len })
+        Ok(Some(Lent { ptr, len }))
     }
 
     /// Publishes the first `len` lent bytes as the next sample.
@@ -780,3 +881,7 @@ impl RingWriter {
 #[cfg(test)]
 #[path = "ring_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "ring_pin_tests.rs"]
+mod pin_tests;

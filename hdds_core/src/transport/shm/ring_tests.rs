@@ -244,7 +244,7 @@ fn a_sample_replaced_while_it_is_copied_is_thrown_away() {
     let mut cur = f.r.find_reader(me).unwrap();
     // While the reader copies sample 1, the writer replaces it (its bytes are reused).
     let mut sn = 1;
-    let got = f.r.read_next_racing(&mut cur, me, || {
+    let got = f.r.read_next_racing(&mut cur, me, 0, || {
         if sn == 1 {
             for _ in 0..2 {
                 sn += 1;
@@ -323,7 +323,7 @@ fn a_lent_slot_is_filled_in_place_then_published_or_given_back() {
     let me = reader_guid(1);
     f.w.add_reader(me, true).unwrap();
     f.w.publish(&desc(1), b"before", None).unwrap();
-    let lent = f.w.reserve(5, None).unwrap();
+    let lent = f.w.reserve(5, None).unwrap().unwrap();
     // SAFETY (test): the ring lent these 5 bytes to us.
     unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), lent.ptr, 5) };
     // Nothing else is published while the loan is out, and readers see nothing of it yet.

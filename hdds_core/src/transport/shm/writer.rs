@@ -168,7 +168,7 @@ impl ShmWriter {
         if self.ring.reader_count() == 0 {
             return Ok(None);
         }
-        self.ring.reserve(len, deadline).map(Some)
+        self.ring.reserve(len, deadline)
     }
 
     /// Publishes the first `len` bytes of the loan filled in place, and rings the readers'

@@ -1,0 +1,283 @@
+//! Tests of reader pins (loans of ring samples): a pinned payload is never rewritten, whatever the
+//! writer does; pins of a dead process are released; a pin outlives its writer.
+
+use super::*;
+use crate::wire::EntityId;
+
+fn guid(n: u8) -> Guid {
+    Guid::new(super::super::test_prefix(), EntityId([0, 2, n, 0x03]))
+}
+
+fn reader_guid(n: u8) -> Guid {
+    Guid::new(super::super::test_prefix(), EntityId([0, 3, n, 0x04]))
+}
+
+fn cfg(slots: usize, arena: usize, blocking: bool) -> RingConfig {
+    RingConfig { slots, max_readers: 4, arena_bytes: arena, blocking }
+}
+
+fn desc(sn: i64) -> SampleDesc {
+    SampleDesc { sn, source_timestamp: sn * 10, ..SampleDesc::default() }
+}
+
+/// A payload that says which sample it is in every byte (a torn or rewritten one shows).
+fn payload(sn: i64, len: usize) -> Vec<u8> {
+    (0..len).map(|i| (sn as usize).wrapping_mul(31).wrapping_add(i) as u8).collect()
+}
+
+fn whole(sn: i64, data: &[u8]) -> bool {
+    data == payload(sn, data.len()).as_slice()
+}
+
+fn pinned(r: &Arc<RingView>, cur: &mut ReaderCursor, me: Guid) -> Option<(i64, PinnedSample)> {
+    match r.read_next_pinned(cur, me, LOAN_WORDS)? {
+        (d, RingPayload::Pinned(p)) => Some((d.sn, p)),
+        (_, RingPayload::Copied(_)) => panic!("a pin word was free: expected a pin"),
+    }
+}
+
+struct Fixture {
+    w: RingWriter,
+    r: Arc<RingView>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.w.close();
+    }
+}
+
+fn fixture(n: u8, c: RingConfig) -> Fixture {
+    let g = guid(n);
+    let w = RingWriter::create(g, c).unwrap();
+    let r = RingView::open(g).unwrap();
+    Fixture { w, r }
+}
+
+#[test]
+fn keep_last_writer_never_rewrites_a_pinned_sample_and_keeps_going_around_it() {
+    let f = fixture(1, cfg(4, 16 * 1024, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    f.w.publish(&desc(1), &payload(1, 3000), None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let (sn, pin) = pinned(&f.r, &mut cur, me).unwrap();
+    assert_eq!(sn, 1);
+    assert!(f.r.commit(&mut cur));
+    // Far more samples than slots and arena: the writer must go around the pinned one.
+    for sn in 2..=200 {
+        f.w.publish(&desc(sn), &payload(sn, 1000 + (sn as usize * 97) % 2000), None).unwrap();
+        assert!(whole(1, pin.bytes()), "the pinned sample was rewritten at sn {sn}");
+    }
+    // A copy reader sees the last samples whole, and counts the rest lost (skipped positions too).
+    let mut got = Vec::new();
+    while let Some((d, data)) = f.r.read_next(&mut cur, me) {
+        assert!(whole(d.sn, &data));
+        got.push(d.sn);
+    }
+    assert_eq!(got.last(), Some(&200));
+    assert!(got.len() <= 3, "{got:?}: one slot is held by the pin");
+    drop(pin);
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 0);
+    // Unpinned: the writer frees it and uses every slot again.
+    for sn in 201..=210 {
+        f.w.publish(&desc(sn), &payload(sn, 100), None).unwrap();
+    }
+    assert_eq!(f.w.lock().live.len(), 4);
+}
+
+#[test]
+fn keep_last_writer_drops_for_readers_hoarding_every_slot_and_never_blocks() {
+    let f = fixture(8, cfg(2, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    f.w.publish(&desc(1), &payload(1, 64), None).unwrap();
+    f.w.publish(&desc(2), &payload(2, 64), None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
+    let (_, p2) = pinned(&f.r, &mut cur, me).unwrap();
+    let start = Instant::now();
+    f.w.publish(&desc(3), &payload(3, 64), Some(Instant::now() + Duration::from_secs(5))).unwrap();
+    assert!(f.w.reserve(64, None).unwrap().is_none(), "no slot to lend either");
+    assert!(start.elapsed() < Duration::from_secs(1));
+    assert!(f.r.read_next(&mut cur, me).is_none());
+    assert_eq!(cur.lost, 2, "both dropped samples are counted lost");
+    assert!(whole(1, p1.bytes()) && whole(2, p2.bytes()));
+    drop((p1, p2));
+    f.w.publish(&desc(4), &payload(4, 64), None).unwrap();
+    assert_eq!(f.r.read_next(&mut cur, me).map(|(d, data)| (d.sn, whole(4, &data))), Some((4, true)));
+}
+
+#[test]
+fn keep_all_writer_waits_for_a_pinned_sample_as_for_an_untaken_one() {
+    let f = fixture(2, cfg(2, 1 << 16, true));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    f.w.publish(&desc(1), &payload(1, 64), None).unwrap();
+    f.w.publish(&desc(2), &payload(2, 64), None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
+    let (_, p2) = pinned(&f.r, &mut cur, me).unwrap();
+    assert!(f.r.commit(&mut cur), "the cursor moved past both: only the pins hold them");
+    let soon = || Some(Instant::now() + Duration::from_millis(30));
+    assert_eq!(f.w.publish(&desc(3), b"x", soon()).unwrap_err().kind(), ErrorKind::Timeout);
+    assert!(whole(1, p1.bytes()) && whole(2, p2.bytes()));
+    // Returning the loan from another thread wakes the waiting writer.
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        drop(p1);
+    });
+    let start = Instant::now();
+    f.w.publish(&desc(3), &payload(3, 64), Some(Instant::now() + Duration::from_secs(5))).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    t.join().unwrap();
+    assert!(whole(2, p2.bytes()));
+}
+
+#[test]
+fn pins_of_a_dead_process_are_released() {
+    let f = fixture(3, cfg(2, 1 << 16, true));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    f.w.publish(&desc(1), b"a", None).unwrap();
+    f.w.publish(&desc(2), b"b", None).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let (_, p) = pinned(&f.r, &mut cur, me).unwrap();
+    assert!(f.r.commit(&mut cur));
+    // The pin's process dies without returning it: pid_max is at most 2^22, so this pid never runs.
+    let e = f.r.entry(cur.index);
+    e.pid.store(4_000_000_000, Ordering::Relaxed);
+    std::mem::forget(p);
+    f.w.publish(&desc(3), b"c", Some(Instant::now() + Duration::from_secs(2))).unwrap();
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 0);
+    assert!(e.loans.iter().all(|w| w.load(Ordering::SeqCst) == 0));
+}
+
+#[test]
+fn a_live_readers_pins_keep_its_entry_from_reuse_after_it_is_removed() {
+    let f = fixture(4, cfg(4, 1 << 16, false));
+    let old = reader_guid(1);
+    f.w.add_reader(old, true).unwrap();
+    f.w.publish(&desc(1), &payload(1, 500), None).unwrap();
+    let mut cur = f.r.find_reader(old).unwrap();
+    let (_, p) = pinned(&f.r, &mut cur, old).unwrap();
+    assert!(f.w.remove_reader(old));
+    // Pins can no longer be taken by the removed reader, but the one it holds stays honoured.
+    f.w.publish(&desc(2), &payload(2, 500), None).unwrap();
+    assert!(f.r.read_next_pinned(&mut cur, old, LOAN_WORDS).is_none());
+    for i in 2..=4 {
+        f.w.add_reader(reader_guid(i), true).unwrap();
+    }
+    // Three readers took the three other entries; the pinned one is not given out.
+    assert_eq!(f.w.add_reader(reader_guid(5), true).unwrap_err().kind(), ErrorKind::OutOfResources);
+    for sn in 3..=50 {
+        f.w.publish(&desc(sn), &payload(sn, 500), None).unwrap();
+    }
+    assert!(whole(1, p.bytes()));
+    drop(p);
+    f.w.add_reader(reader_guid(5), true).unwrap();
+}
+
+#[test]
+fn a_pin_outlives_its_writer_and_its_reader() {
+    let g = guid(5);
+    let w = RingWriter::create(g, cfg(4, 1 << 16, false)).unwrap();
+    let r = RingView::open(g).unwrap();
+    let me = reader_guid(1);
+    w.add_reader(me, true).unwrap();
+    w.publish(&desc(1), &payload(1, 256), None).unwrap();
+    let mut cur = r.find_reader(me).unwrap();
+    let (_, p) = pinned(&r, &mut cur, me).unwrap();
+    w.close();
+    drop(w);
+    drop(r);
+    // The mapping lives as long as the pin: its bytes are readable, and returning it is harmless.
+    assert!(whole(1, p.bytes()));
+    drop(p);
+}
+
+#[test]
+fn a_reader_holds_at_most_loan_words_pins_then_copies() {
+    let f = fixture(6, cfg(32, 1 << 16, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    for sn in 1..=(LOAN_WORDS as i64 + 2) {
+        f.w.publish(&desc(sn), &payload(sn, 100), None).unwrap();
+    }
+    let mut cur = f.r.find_reader(me).unwrap();
+    let mut pins = Vec::new();
+    let mut copies = 0;
+    while let Some((d, got)) = f.r.read_next_pinned(&mut cur, me, LOAN_WORDS) {
+        match got {
+            RingPayload::Pinned(p) => {
+                assert!(whole(d.sn, p.bytes()));
+                pins.push(p);
+            }
+            RingPayload::Copied(c) => {
+                assert!(whole(d.sn, &c));
+                copies += 1;
+            }
+        }
+    }
+    assert_eq!((pins.len(), copies), (LOAN_WORDS, 2));
+    assert_eq!(f.r.pin_budget(), 8, "32 slots: a reader pins 8 at most");
+    drop(pins);
+    let mut cur2 = f.r.find_reader(me).unwrap();
+    cur2.pos = cur.pos - 3;
+    let held: Vec<_> = std::iter::from_fn(|| f.r.read_next_pinned(&mut cur2, me, 2)).collect();
+    let got: Vec<bool> = held.iter().map(|(_, p)| matches!(p, RingPayload::Pinned(_))).collect();
+    assert_eq!(got, vec![true, true, false], "a smaller budget pins fewer: the third is copied");
+}
+
+#[test]
+fn concurrent_keep_last_writer_and_a_reader_holding_loans_see_no_torn_payload() {
+    let f = fixture(7, cfg(4, 16 * 1024, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, false).unwrap();
+    let r = Arc::clone(&f.r);
+    const N: i64 = 20_000;
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer_done = Arc::clone(&done);
+    let t = std::thread::spawn(move || {
+        let mut cur = r.find_reader(me).unwrap();
+        let (mut got, mut last) = (0u64, 0i64);
+        let mut held: VecDeque<(i64, PinnedSample)> = VecDeque::new();
+        let end = Instant::now() + Duration::from_secs(20);
+        // The last samples may be dropped for this reader (it may hold every slot): stop once the
+        // writer is done and nothing more comes.
+        while last < N && Instant::now() < end {
+            let finished = writer_done.load(Ordering::SeqCst);
+            let before = got;
+            while let Some((d, p)) = r.read_next_pinned(&mut cur, me, LOAN_WORDS) {
+                assert!(d.sn > last, "in order");
+                last = d.sn;
+                got += 1;
+                match p {
+                    RingPayload::Pinned(p) => held.push_back((d.sn, p)),
+                    RingPayload::Copied(c) => assert!(whole(d.sn, &c), "a torn copy"),
+                }
+                // Hold up to 3 loans for a while, checking them as the writer goes on.
+                while held.len() > 3 {
+                    let (sn, p) = held.pop_front().unwrap();
+                    assert!(whole(sn, p.bytes()), "a loaned payload was rewritten");
+                }
+            }
+            for (sn, p) in &held {
+                assert!(whole(*sn, p.bytes()), "a loaned payload was rewritten");
+            }
+            r.commit(&mut cur);
+            if finished && got == before {
+                break;
+            }
+        }
+        (got, cur.lost, last)
+    });
+    for sn in 1..=N {
+        f.w.publish(&desc(sn), &payload(sn, 1000 + (sn as usize * 131) % 3000), None).unwrap();
+    }
+    done.store(true, Ordering::SeqCst);
+    let (got, lost, last) = t.join().unwrap();
+    assert!(last > 0 && last <= N);
+    assert!(got + lost >= N as u64, "{got} + {lost}: skipped positions count as lost too");
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 0, "every loan was returned");
+}
