@@ -10,7 +10,8 @@
 //!   STATS s=<secs> rss_kb=R pss_kb=P fds=F heap_kb=H   every `--report` seconds (H: malloc in use)
 //!   WRITER topic=T written=N timeouts=K max_write_ms=M acked=0|1
 //!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
-//!   NET datagrams_sent=N datagrams_received=N send_errors=N fragments_over_limit=N   (at exit)
+//!   NET datagrams_sent=N datagrams_received=N send_errors=N fragments_over_limit=N
+//!       shm_attach_failures=N shm_segments_reclaimed=N shm_samples_read=N   (at exit)
 //! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
 //! a sample is only counted written once the engine took it, so any gap a reader sees is a loss.
 //!
@@ -323,8 +324,15 @@ fn main() -> ExitCode {
     }
     if let Some(n) = participant.network_stats() {
         say(&format!(
-            "NET datagrams_sent={} datagrams_received={} send_errors={} fragments_over_limit={}",
-            n.datagrams_sent, n.datagrams_received, n.send_errors, n.fragments_over_limit
+            "NET datagrams_sent={} datagrams_received={} send_errors={} fragments_over_limit={} \
+             shm_attach_failures={} shm_segments_reclaimed={} shm_samples_read={}",
+            n.datagrams_sent,
+            n.datagrams_received,
+            n.send_errors,
+            n.fragments_over_limit,
+            n.shm_attach_failures,
+            n.shm_segments_reclaimed,
+            n.shm_samples_read
         ));
     }
     let mut ok = !failed_write;
