@@ -49,7 +49,9 @@ pub enum SegmentKind {
 }
 
 /// The first bytes of every segment. All fields are atomics: the memory is shared with other
-/// processes, which may change it at any time.
+/// processes, which may change it at any time. The fields up to `owner_pidns` keep their offsets
+/// in every layout version, so that a participant of any version can tell whether another
+/// version's segment still has a live owner ([`reclaim_stale`]).
 #[repr(C)]
 pub(crate) struct SegmentHeader {
     magic: AtomicU64,
@@ -387,7 +389,9 @@ fn read_owner(file: &File) -> Option<Owner> {
     file.read_exact_at(&mut b, 0).ok()?;
     let u64_at = |i: usize| u64::from_ne_bytes(b[i..i + 8].try_into().unwrap_or_default());
     let u32_at = |i: usize| u32::from_ne_bytes(b[i..i + 4].try_into().unwrap_or_default());
-    if u64_at(0) != MAGIC || u32_at(8) != LAYOUT_VERSION {
+    // Any layout version: the owner fields are where every version puts them. Taking another
+    // version's live segment for a half-made one would unlink it under its owner's readers.
+    if u64_at(0) != MAGIC {
         return None;
     }
     Some(Owner { pid: u32_at(16), start: u64_at(24), pidns: u64_at(32) })
@@ -473,6 +477,24 @@ mod tests {
         assert_eq!(reclaim_stale(&name), 0);
         assert!(seg.path().exists());
         // Pretend the owner was a process that has ended (same pid, another start time).
+        seg.header().owner_start.store(Owner::me().start + 1, Ordering::Relaxed);
+        assert_eq!(reclaim_stale(&name), 1);
+        assert!(!seg.path().exists());
+    }
+
+    /// A participant built with another layout version (an upgrade in progress on one host) must
+    /// not take this version's live segments for half-made ones once they are older than the
+    /// grace period: unlinking them left later joiners unable to attach while the writer, which
+    /// had matched them, waited for them (the endurance run's writer stall).
+    #[test]
+    fn another_layout_versions_live_segment_is_kept_and_its_dead_one_reclaimed() {
+        let name = segment_name(test_guid(5));
+        let seg = Segment::create(&name, SegmentKind::Ring, 4096, 4096).unwrap();
+        seg.header().version.store(LAYOUT_VERSION + 1, Ordering::Relaxed);
+        let old = SystemTime::now() - HALF_MADE_GRACE - Duration::from_secs(60);
+        File::options().write(true).open(seg.path()).unwrap().set_modified(old).unwrap();
+        assert_eq!(reclaim_stale(&name), 0, "a live owner's segment of another version was unlinked");
+        assert!(seg.path().exists());
         seg.header().owner_start.store(Owner::me().start + 1, Ordering::Relaxed);
         assert_eq!(reclaim_stale(&name), 1);
         assert!(!seg.path().exists());
