@@ -11,11 +11,10 @@ mod net_support;
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use hdds_core::qos::History;
-use hdds_core::{Participant, Qos, Reader, Writer};
-use net_support::{net_participant, wait_until};
+use hdds_core::{Participant, Reader, Writer};
+use net_support::{count_taken, counter_payload, keep_all, net_participant, wait_until};
 
 const T: &str = "hdds::test::Bytes_";
 const BURST: usize = 600;
@@ -23,37 +22,13 @@ const BURST: usize = 600;
 /// (without releasing it, 600 samples leave ~70 KiB of reader queue and writer history).
 const MAX_RETAINED: isize = 8 * 1024;
 
-fn keep_all() -> Qos {
-    Qos { history: History::KeepAll, ..Qos::default() }
-}
-
-fn payload(i: u32) -> Vec<u8> {
-    let mut p = vec![0u8; 32];
-    p[..4].copy_from_slice(&[0, 1, 0, 0]);
-    p[4..8].copy_from_slice(&i.to_le_bytes());
-    p
-}
-
-fn take_all(r: &Reader, n: usize) -> usize {
-    let end = Instant::now() + Duration::from_secs(10);
-    let mut got = 0;
-    while got < n && Instant::now() < end {
-        if r.wait_for_data(Duration::from_millis(20)) {
-            while r.take().is_some() {
-                got += 1;
-            }
-        }
-    }
-    got
-}
-
 /// Writes `n` samples while the reader takes none, then takes them all.
 fn burst(w: &Writer, r: &Reader, n: usize, first: u32) {
     for i in 0..n {
-        w.write(&payload(first + i as u32)).unwrap();
+        w.write(&counter_payload(first + i as u32)).unwrap();
     }
     assert!(wait_until(Duration::from_secs(10), || r.available() == n), "the reader got {} of {n}", r.available());
-    assert_eq!(take_all(r, n), n);
+    assert_eq!(count_taken(r, n, Duration::from_secs(10)), n);
     assert!(w.wait_for_acknowledgments(Duration::from_secs(5)));
 }
 

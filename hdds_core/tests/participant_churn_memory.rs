@@ -15,9 +15,8 @@ mod net_support;
 
 use std::time::{Duration, Instant};
 
-use hdds_core::qos::History;
-use hdds_core::{NetworkConfig, Participant, Qos, Reader, SharedMemoryConfig, Writer};
-use net_support::{net_participant, wait_until};
+use hdds_core::{NetworkConfig, Participant, Reader, SharedMemoryConfig, Writer};
+use net_support::{count_taken, counter_payload, keep_all, net_participant, wait_until};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;
@@ -37,30 +36,6 @@ const MAX_BYTES_PER_CYCLE: f64 = 8.0;
 enum Leave {
     Dispose,
     LeaseExpiry,
-}
-
-fn keep_all() -> Qos {
-    Qos { history: History::KeepAll, ..Qos::default() }
-}
-
-fn payload(i: u32) -> Vec<u8> {
-    let mut p = vec![0u8; 32];
-    p[..4].copy_from_slice(&[0, 1, 0, 0]);
-    p[4..8].copy_from_slice(&i.to_le_bytes());
-    p
-}
-
-fn take_n(r: &Reader, n: usize) -> usize {
-    let end = Instant::now() + Duration::from_secs(5);
-    let mut got = 0;
-    while got < n && Instant::now() < end {
-        if r.wait_for_data(Duration::from_millis(20)) {
-            while r.take().is_some() {
-                got += 1;
-            }
-        }
-    }
-    got
 }
 
 fn net(shm: bool, lease: Duration) -> impl FnOnce(&mut NetworkConfig) {
@@ -94,14 +69,14 @@ fn cycle(domain: u32, host: &Host, shm: bool, leave: Leave, i: u32) {
     assert!(matched, "cycle {i}: the joiner did not match");
     for (w, r) in host.writers.iter().zip(&readers) {
         for k in 0..3 {
-            w.write(&payload(i * 10 + k)).unwrap();
+            w.write(&counter_payload(i * 10 + k)).unwrap();
         }
-        assert_eq!(take_n(r, 3), 3, "cycle {i}: samples to the joiner");
+        assert_eq!(count_taken(r, 3, Duration::from_secs(5)), 3, "cycle {i}: samples to the joiner");
     }
     for k in 0..3 {
-        writer.write(&payload(k)).unwrap();
+        writer.write(&counter_payload(k)).unwrap();
     }
-    assert_eq!(take_n(&host.readers[0], 3), 3, "cycle {i}: samples from the joiner");
+    assert_eq!(count_taken(&host.readers[0], 3, Duration::from_secs(5)), 3, "cycle {i}: samples from the joiner");
     for w in &host.writers {
         assert!(w.wait_for_acknowledgments(Duration::from_secs(5)), "cycle {i}: acknowledgments");
     }

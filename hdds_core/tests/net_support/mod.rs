@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use hdds_core::{NetworkConfig, Participant, ParticipantConfig, SharedMemoryConfig};
+use hdds_core::qos::History;
+use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos, Reader, SharedMemoryConfig};
 
 /// A localhost-only participant in `domain_id` that uses neither the same-process path nor shared
 /// memory, so that two of them in one test process talk over UDP. Discovery is quick (announcements every 200 ms). The
@@ -44,4 +45,31 @@ pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// Reliable KEEP_ALL (the default QoS otherwise).
+pub fn keep_all() -> Qos {
+    Qos { history: History::KeepAll, ..Qos::default() }
+}
+
+/// A 32-byte CDR payload (little-endian encapsulation) carrying counter `i`.
+pub fn counter_payload(i: u32) -> Vec<u8> {
+    let mut p = vec![0u8; 32];
+    p[..4].copy_from_slice(&[0, 1, 0, 0]);
+    p[4..8].copy_from_slice(&i.to_le_bytes());
+    p
+}
+
+/// Takes from `r` until `n` samples came or `timeout` passed; how many came.
+pub fn count_taken(r: &Reader, n: usize, timeout: Duration) -> usize {
+    let end = Instant::now() + timeout;
+    let mut got = 0;
+    while got < n && Instant::now() < end {
+        if r.wait_for_data(Duration::from_millis(20)) {
+            while r.take().is_some() {
+                got += 1;
+            }
+        }
+    }
+    got
 }

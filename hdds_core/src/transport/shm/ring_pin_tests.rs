@@ -1,23 +1,15 @@
 //! Tests of reader pins (loans of ring samples): a pinned payload is never rewritten, whatever the
 //! writer does; pins of a dead process are released; a pin outlives its writer.
 
+use super::tests::{cfg, desc, fixture_for, reader_guid_in, writer_guid_in, Fixture};
 use super::*;
-use crate::wire::EntityId;
 
 fn guid(n: u8) -> Guid {
-    Guid::new(super::super::test_prefix(), EntityId([0, 2, n, 0x03]))
+    writer_guid_in(2, n)
 }
 
 fn reader_guid(n: u8) -> Guid {
-    Guid::new(super::super::test_prefix(), EntityId([0, 3, n, 0x04]))
-}
-
-fn cfg(slots: usize, arena: usize, blocking: bool) -> RingConfig {
-    RingConfig { slots, max_readers: 4, arena_bytes: arena, blocking }
-}
-
-fn desc(sn: i64) -> SampleDesc {
-    SampleDesc { sn, source_timestamp: sn * 10, ..SampleDesc::default() }
+    reader_guid_in(2, n)
 }
 
 /// A payload that says which sample it is in every byte (a torn or rewritten one shows).
@@ -36,22 +28,8 @@ fn pinned(r: &Arc<RingView>, cur: &mut ReaderCursor, me: Guid) -> Option<(i64, P
     }
 }
 
-struct Fixture {
-    w: RingWriter,
-    r: Arc<RingView>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        self.w.close();
-    }
-}
-
 fn fixture(n: u8, c: RingConfig) -> Fixture {
-    let g = guid(n);
-    let w = RingWriter::create(g, c).unwrap();
-    let r = RingView::open(g).unwrap();
-    Fixture { w, r }
+    fixture_for(guid(n), c)
 }
 
 #[test]

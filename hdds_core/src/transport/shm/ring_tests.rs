@@ -3,25 +3,37 @@
 use super::*;
 use crate::wire::EntityId;
 
+/// A writer's GUID in one test module's `family` (the modules' segment names stay apart when their
+/// tests run at once).
+pub(super) fn writer_guid_in(family: u8, n: u8) -> Guid {
+    Guid::new(super::super::test_prefix(), EntityId([0, family, n, 0x03]))
+}
+
+/// A reader's GUID in one test module's `family`.
+pub(super) fn reader_guid_in(family: u8, n: u8) -> Guid {
+    Guid::new(super::super::test_prefix(), EntityId([0, family + 1, n, 0x04]))
+}
+
 fn guid(n: u8) -> Guid {
-    Guid::new(super::super::test_prefix(), EntityId([0, 0, n, 0x03]))
+    writer_guid_in(0, n)
 }
 
 fn reader_guid(n: u8) -> Guid {
-    Guid::new(super::super::test_prefix(), EntityId([0, 1, n, 0x04]))
+    reader_guid_in(0, n)
 }
 
-fn cfg(slots: usize, arena: usize, blocking: bool) -> RingConfig {
+pub(super) fn cfg(slots: usize, arena: usize, blocking: bool) -> RingConfig {
     RingConfig { slots, max_readers: 4, arena_bytes: arena, blocking }
 }
 
-fn desc(sn: i64) -> SampleDesc {
+pub(super) fn desc(sn: i64) -> SampleDesc {
     SampleDesc { sn, source_timestamp: sn * 10, ..SampleDesc::default() }
 }
 
-struct Fixture {
-    w: RingWriter,
-    r: Arc<RingView>,
+/// A writer's ring and a view of it; the ring is closed on drop.
+pub(super) struct Fixture {
+    pub(super) w: RingWriter,
+    pub(super) r: Arc<RingView>,
 }
 
 impl Drop for Fixture {
@@ -30,11 +42,14 @@ impl Drop for Fixture {
     }
 }
 
-fn fixture(n: u8, c: RingConfig) -> Fixture {
-    let g = guid(n);
+pub(super) fn fixture_for(g: Guid, c: RingConfig) -> Fixture {
     let w = RingWriter::create(g, c).unwrap();
     let r = RingView::open(g).unwrap();
     Fixture { w, r }
+}
+
+fn fixture(n: u8, c: RingConfig) -> Fixture {
+    fixture_for(guid(n), c)
 }
 
 fn drain(r: &RingView, cur: &mut ReaderCursor, me: Guid) -> Vec<(i64, Vec<u8>)> {
