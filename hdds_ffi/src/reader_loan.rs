@@ -7,7 +7,7 @@ use hdds_core::ReaderLoan;
 
 use crate::endpoint::HddsReader;
 use crate::ret::{arg, guard, guard_ret, guard_void, out, HddsRet};
-use crate::sample::{sample_info, HddsSampleInfo};
+use crate::sample::{payload_ptr, sample_info, HddsSampleInfo};
 
 /// A sample taken by hdds_reader_take_loan. Give it back with hdds_reader_return_loan (also after
 /// its reader, writer or participant was destroyed: the loan keeps what it needs).
@@ -44,18 +44,7 @@ pub extern "C" fn hdds_reader_take_loan(reader: *const HddsReader, out_loan: *mu
 /// last error) if an argument is NULL. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_reader_loan_data(loan: *const HddsReaderLoan, out_len: *mut usize) -> *const u8 {
-    let mut data = std::ptr::null();
-    let ret = guard("hdds_reader_loan_data", || {
-        let d = arg(loan, "loan")?.inner.data();
-        out(out_len, "out_len", d.len())?;
-        data = d.as_ptr();
-        Ok(())
-    });
-    if ret == HddsRet::Ok {
-        data
-    } else {
-        std::ptr::null()
-    }
+    payload_ptr("hdds_reader_loan_data", out_len, || Ok(arg(loan, "loan")?.inner.data()))
 }
 
 /// Fills *out_info with the loaned sample's info. Thread-safe.

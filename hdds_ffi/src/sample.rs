@@ -1,5 +1,6 @@
 //! Samples taken from a reader: a payload the caller reads in place and its sample info.
 
+use hdds_core::error::Error;
 use hdds_core::{Sample, SampleInfo};
 
 use crate::ret::{arg, guard, guard_void, out, HddsRet};
@@ -33,11 +34,21 @@ pub struct HddsSampleInfo {
 /// argument is NULL. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_sample_data(sample: *const HddsSample, out_len: *mut usize) -> *const u8 {
+    payload_ptr("hdds_sample_data", out_len, || Ok(&arg(sample, "sample")?.inner.data))
+}
+
+/// The shape of the payload getters: the bytes `payload` finds, their length stored in *out_len;
+/// NULL (with the last error set) if an argument is NULL.
+pub(crate) fn payload_ptr<'a>(
+    function: &str,
+    out_len: *mut usize,
+    payload: impl FnOnce() -> Result<&'a [u8], Error>,
+) -> *const u8 {
     let mut data = std::ptr::null();
-    let ret = guard("hdds_sample_data", || {
-        let s = arg(sample, "sample")?;
-        out(out_len, "out_len", s.inner.data.len())?;
-        data = s.inner.data.as_ptr();
+    let ret = guard(function, || {
+        let d = payload()?;
+        out(out_len, "out_len", d.len())?;
+        data = d.as_ptr();
         Ok(())
     });
     if ret == HddsRet::Ok {
