@@ -25,18 +25,8 @@
 #include "dds/dds.h"
 #include "interop.h"
 
-#ifndef HDDS_INTEROP_CYCLONE_CONFIG
-#define HDDS_INTEROP_CYCLONE_CONFIG "cyclonedds_loopback.xml"
-#endif
-
-#define CHECK(expr)                                                                               \
-  do {                                                                                            \
-    dds_return_t rc_ = (expr);                                                                    \
-    if (rc_ < 0) {                                                                                \
-      fprintf(stderr, "cyclone_liveliness_peer: %s failed: %s\n", #expr, dds_strretcode(rc_)); \
-      exit(2);                                                                                    \
-    }                                                                                             \
-  } while (0)
+#define PEER_NAME "cyclone_liveliness_peer"
+#include "cyclone_check.h"
 
 static double wall(void)
 {

@@ -11,18 +11,8 @@
 #include "interop.h"
 #include "peer_common.h"
 
-#ifndef HDDS_INTEROP_CYCLONE_CONFIG
-#define HDDS_INTEROP_CYCLONE_CONFIG "cyclonedds_loopback.xml"
-#endif
-
-#define CHECK(expr)                                                                    \
-  do {                                                                                 \
-    dds_return_t rc_ = (expr);                                                         \
-    if (rc_ < 0) {                                                                     \
-      fprintf(stderr, "cyclone_peer: %s failed: %s\n", #expr, dds_strretcode(rc_)); \
-      exit(2);                                                                         \
-    }                                                                                  \
-  } while (0)
+#define PEER_NAME "cyclone_peer"
+#include "cyclone_check.h"
 
 static dds_duration_t secs_to_dur(double s)
 {
