@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""LIVELINESS (MANUAL_BY_TOPIC) between hdds and Cyclone DDS 0.10.2, both directions, loopback only.
+"""LIVELINESS (MANUAL_BY_TOPIC and MANUAL_BY_PARTICIPANT) between hdds and Cyclone DDS 0.10.2, both directions, loopback only.
 
     test/interop/run_liveliness.py [--hdds PATH] [--cyclone PATH] [--lease-ms L] [--domain-base N]
 
@@ -14,8 +14,8 @@ A run passes when the reader:
   - counts it not alive between lease - 50 ms and lease + 400 ms after its last assertion;
   - counts it alive again within 500 ms of the sample;
   - stops counting it (alive 0, not alive 0) within 2 s of its deletion, and both exit 0.
-Runs: cyclone writer -> hdds reader, hdds writer -> cyclone reader, hdds -> hdds (the engine's own
-pair over UDP). Each has its own domain and topic and a hard time limit.
+Runs: MANUAL_BY_TOPIC cyclone writer -> hdds reader, hdds writer -> cyclone reader, hdds -> hdds
+(the engine's own pair over UDP); MANUAL_BY_PARTICIPANT cyclone -> hdds and hdds -> cyclone. Each has its own domain and topic and a hard time limit.
 
 Prints one line per run with the measured times and 'hdds-liveliness: N passed, N failed,
 N skipped'; exits 1 on a failure. The Cyclone runs are SKIPPED (with the reason) when

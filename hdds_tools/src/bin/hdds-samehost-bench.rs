@@ -310,7 +310,6 @@ fn spawn_echo(a: &Args, tag: &str) -> (std::process::Child, BufReader<std::proce
     (child, out)
 }
 
-/// The echo's last line: its CPU seconds over the measured loop, and for `loan` its latencies.
 /// The echo's CPU seconds, its latencies (`loan`) and how many measured loans it read in place.
 fn echo_result(mut child: std::process::Child, out: BufReader<std::process::ChildStdout>) -> (f64, Vec<f64>, usize) {
     let mut cpu = f64::NAN;
