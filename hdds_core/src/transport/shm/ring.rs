@@ -605,6 +605,11 @@ impl RingWriter {
     /// Frees the live sample at index `i` of `st.live` unless a reader pinned it; true if freed.
     fn try_free(&self, st: &mut WriterState, i: usize) -> bool {
         let Some(l) = st.live.get(i).copied() else { return false };
+        // A sample already pinned stays as it is, its stamp untouched: marking it freed even for a
+        // moment makes a reader looking at it then count it lost and skip it.
+        if self.is_pinned(l.pos) {
+            return false;
+        }
         let stamp = &self.view.slot(l.pos).stamp;
         stamp.store(2 * l.pos + 1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
