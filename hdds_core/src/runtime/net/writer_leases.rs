@@ -165,11 +165,13 @@ impl WriterLeases {
         }
         let mut m = lock(&self.entries);
         let Some(e) = m.get_mut(&writer) else { return false };
-        let mut earlier = e.renew(now);
-        if e.kind == LivelinessKind::ManualByParticipant {
-            // Any assertion by one of a participant's writers asserts the participant.
-            earlier = earlier.or(renew_participant(&mut m, writer.prefix, now));
-        }
+        let earlier = if e.kind == LivelinessKind::ManualByParticipant {
+            // Any assertion by one of a participant's writers asserts the participant (this writer
+            // among them).
+            renew_participant(&mut m, writer.prefix, now)
+        } else {
+            e.renew(now)
+        };
         drop(m);
         watchdog::schedule(earlier);
         true
