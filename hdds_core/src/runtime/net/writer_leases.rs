@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::lock;
@@ -66,7 +66,7 @@ pub(crate) struct WriterLeases {
     tracked: AtomicUsize,
     /// Whether the QoS timer thread watches the map: from its first lease on (a process whose
     /// remote writers are all AUTOMATIC starts no such thread).
-    watched: OnceLock<()>,
+    watched: Mutex<bool>,
 }
 
 /// Whether a writer with this LIVELINESS has a lease here.
@@ -89,12 +89,16 @@ impl WriterLeases {
         if !tracked(l) {
             return count(true);
         }
-        if self.watched.get().is_none() {
-            let weak = Arc::downgrade(self);
-            if watchdog::watch(weak as std::sync::Weak<dyn Watched>, None).is_err() {
-                return count(true);
+        {
+            // Held while registering: two matches at once register the map with the timer once.
+            let mut watched = lock(&self.watched);
+            if !*watched {
+                let weak = Arc::downgrade(self);
+                if watchdog::watch(weak as std::sync::Weak<dyn Watched>, None).is_err() {
+                    return count(true);
+                }
+                *watched = true;
             }
-            let _ = self.watched.set(());
         }
         let mut m = lock(&self.entries);
         let mut first = None;
