@@ -159,8 +159,8 @@ impl ShmPort {
     /// doorbell mode): the sample then wakes one thread, the one that waits for it.
     pub(crate) fn drain(&self) -> bool {
         let mut backlog = false;
-        let mut renewed = lock(&self.renewed);
-        let tracking = self.leases.tracking();
+        // Only while some remote writer has a manual lease (rarely): no lock otherwise.
+        let mut renewed = self.leases.tracking().then(|| lock(&self.renewed));
         let mut sources = lock(&self.sources);
         for s in sources.iter_mut() {
             let cur = match &mut s.cursor {
@@ -199,7 +199,7 @@ impl ShmPort {
             if read > 0 {
                 // Once for everything this ring held, as the receive thread does per datagram.
                 s.reader.wake();
-                if tracking && !renewed.contains(&s.writer) {
+                if let Some(renewed) = renewed.as_mut().filter(|r| !r.contains(&s.writer)) {
                     renewed.push(s.writer);
                 }
             }
@@ -216,9 +216,11 @@ impl ShmPort {
             }
         }
         drop(sources);
-        let now = Instant::now();
-        for w in renewed.drain(..) {
-            self.leases.renew(w, now);
+        if let Some(mut renewed) = renewed {
+            let now = Instant::now();
+            for w in renewed.drain(..) {
+                self.leases.renew(w, now);
+            }
         }
         backlog
     }
