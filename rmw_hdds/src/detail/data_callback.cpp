@@ -14,15 +14,13 @@ rmw_ret_t DataCallback::set(
   if (!listening_) {
     // The first set: no call of ours can be running, so the engine does not wait on mutex_.
     if (hdds_reader_set_data_listener(reader, &DataCallback::on_data, this) != HDDS_RET_OK) {
-      RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
-        "rmw_hdds: cannot set the data listener: %s", last_error().c_str());
+      set_hdds_error("cannot set the data listener");
       return RMW_RET_ERROR;
     }
     listening_ = true;
     size_t unread = 0;
     if (hdds_reader_unread_count(reader, &unread) != HDDS_RET_OK) {
-      RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
-        "rmw_hdds: cannot count the waiting samples: %s", last_error().c_str());
+      set_hdds_error("cannot count the waiting samples");
       return RMW_RET_ERROR;
     }
     unreported_ = unread;

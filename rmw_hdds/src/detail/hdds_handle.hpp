@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hdds/hdds.h"
+#include "rmw/error_handling.h"
 
 namespace rmw_hdds
 {
@@ -43,6 +44,12 @@ void engine_callback(F && body) noexcept
 inline std::string last_error()
 {
   return std::string(hdds_last_error());
+}
+
+// The rmw error message for a failed hdds call: "rmw_hdds: <what>: <engine's last error>".
+inline void set_hdds_error(const char * what)
+{
+  RMW_SET_ERROR_MSG_WITH_FORMAT_STRING("rmw_hdds: %s: %s", what, last_error().c_str());
 }
 }  // namespace rmw_hdds
 

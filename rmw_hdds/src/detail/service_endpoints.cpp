@@ -15,11 +15,6 @@
 
 namespace rmw_hdds
 {
-void set_hdds_error(const char * what)
-{
-  RMW_SET_ERROR_MSG_WITH_FORMAT_STRING("rmw_hdds: %s: %s", what, last_error().c_str());
-}
-
 ServiceEndpoints::ServiceEndpoints(Node & node)
 : node_(node)
 {

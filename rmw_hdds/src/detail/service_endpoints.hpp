@@ -106,8 +106,6 @@ private:
   DataCallback data_callback_;
 };
 
-// The rmw error message for a failed hdds call: "rmw_hdds: <what>: <engine's last error>".
-void set_hdds_error(const char * what);
 }  // namespace rmw_hdds
 
 #endif  // RMW_HDDS__DETAIL__SERVICE_ENDPOINTS_HPP_
