@@ -210,6 +210,12 @@ impl UdpSender {
         self.socket.send_to(datagram, to).map(|_| ())
     }
 
+    /// Sends one datagram made of `pieces` in order (`sendmsg` with one iovec each: the kernel
+    /// copies them straight from where they lie); blocks while the kernel's send buffer is full.
+    pub fn send_gathered_to(&self, pieces: &[io::IoSlice<'_>], to: SocketAddr) -> io::Result<()> {
+        socket2::SockRef::from(&*self.socket).send_to_vectored(pieces, &to.into()).map(|_| ())
+    }
+
     /// The address datagrams leave from (the first interface, a port the kernel chose).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.socket.local_addr()
@@ -480,6 +486,23 @@ mod tests {
         stop.stop();
         tu.join().unwrap();
         tp.join().unwrap();
+    }
+
+    #[test]
+    fn gathered_pieces_arrive_as_one_datagram() {
+        let cfg = loopback(false, 0);
+        let a = UdpSockets::open(&cfg, &ports).unwrap();
+        let sender = a.sender.clone();
+        let to = SocketAddr::from((Ipv4Addr::LOCALHOST, a.user_unicast_port));
+        let (stop, rx, t) = spawn(a);
+        let big = vec![9u8; 3000];
+        let pieces = [io::IoSlice::new(b"RTPS"), io::IoSlice::new(&big), io::IoSlice::new(b"tail")];
+        sender.send_gathered_to(&pieces, to).unwrap();
+        let (d, _) = rx.recv_timeout(Duration::from_secs(5)).expect("datagram");
+        assert_eq!(d.len(), 3008);
+        assert_eq!((&d[..4], &d[4..3004], &d[3004..]), (&b"RTPS"[..], &big[..], &b"tail"[..]));
+        stop.stop();
+        t.join().unwrap();
     }
 
     #[test]

@@ -256,6 +256,33 @@ impl MessageBuilder {
         Ok(self)
     }
 
+    /// Appends a DATA or DATA_FRAG whose payload is not copied in: `sub` carries an empty payload,
+    /// `payload_len` is the length of the real one, which the caller sends from where it lies
+    /// (scatter-gather). The submessage length counts that payload and its padding to 4 bytes,
+    /// and the padding is appended here. Returns the offset at which the payload goes on the wire;
+    /// with the payload inserted there, the bytes are those [`MessageBuilder::add_padded`] writes.
+    pub fn add_padded_without_payload(
+        &mut self,
+        sub: &Submessage<'_>,
+        payload_len: usize,
+    ) -> Result<usize, EncodeError> {
+        let start = self.buf.len();
+        sub.write(&mut self.buf, self.endian)?;
+        let at = self.buf.len();
+        let unpadded = at - start + payload_len;
+        let pad = (4 - unpadded % 4) % 4;
+        let Ok(len) = u16::try_from(unpadded - SubmessageHeader::SIZE + pad) else {
+            self.buf.truncate(start);
+            return Err(EncodeError::new("submessage body over 65535 bytes once padded"));
+        };
+        self.buf.resize(at + pad, 0);
+        self.buf[start + 2..start + 4].copy_from_slice(&match self.endian {
+            Endian::Little => len.to_le_bytes(),
+            Endian::Big => len.to_be_bytes(),
+        });
+        Ok(at)
+    }
+
     pub fn len(&self) -> usize {
         self.buf.len()
     }
@@ -309,5 +336,20 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(subs[1], Submessage::Heartbeat(hb));
+    }
+    #[test]
+    fn payload_left_out_reads_back_as_the_contiguous_encoding() {
+        let header = Header::ours(GuidPrefix([3; 12]));
+        for n in [0usize, 1, 2, 3, 4, 5, 1000, 1001] {
+            let payload: Vec<u8> = (0..n).map(|i| i as u8).collect();
+            let data = |p| Submessage::Data(Data::new(EntityId::UNKNOWN, EntityId([0, 0, 1, 3]), SequenceNumber(1), p));
+            let mut whole = MessageBuilder::new(&header);
+            whole.add_padded(&data(&payload)).unwrap();
+            let mut gathered = MessageBuilder::new(&header);
+            let at = gathered.add_padded_without_payload(&data(&[]), n).unwrap();
+            let mut bytes = gathered.finish();
+            bytes.splice(at..at, payload.iter().copied());
+            assert_eq!(bytes, whole.finish(), "payload of {n} bytes");
+        }
     }
 }

@@ -433,7 +433,7 @@ impl Network {
             return;
         }
         if !self.closed.load(Ordering::Acquire) {
-            send::encode(self.prefix, &out.items, |to, bytes| self.send(to, bytes));
+            send::encode(self.prefix, &out.items, |to, d| self.send(to, d));
         }
         out.items.clear();
     }
@@ -451,19 +451,19 @@ impl Network {
         }
         if !self.closed.load(Ordering::Acquire) {
             let mut burst = 0usize;
-            send::encode(self.prefix, &out.items, |to, bytes| {
+            send::encode(self.prefix, &out.items, |to, d| {
                 if burst >= PACE_BURST_BYTES {
                     std::thread::sleep(PACE_PAUSE);
                     burst = 0;
                 }
-                burst += bytes.len();
-                self.send(to, bytes)
+                burst += d.len();
+                self.send(to, d)
             });
         }
         out.items.clear();
     }
 
-    fn send(&self, to: SocketAddr, bytes: &[u8]) {
+    fn send(&self, to: SocketAddr, d: &send::Datagram<'_>) {
         if self.silenced.load(Ordering::Relaxed) {
             bump(&self.counters.silenced_datagrams);
             return;
@@ -472,10 +472,22 @@ impl Network {
             bump(&self.counters.refused_destinations);
             return;
         }
-        match self.udp.send_to(bytes, to) {
+        let sent = match d.contiguous() {
+            Some(bytes) => self.udp.send_to(bytes, to),
+            None => {
+                let mut pieces = [std::io::IoSlice::new(&[]); send::MAX_PIECES];
+                let mut n = 0;
+                for (slot, p) in pieces.iter_mut().zip(d.pieces()) {
+                    *slot = std::io::IoSlice::new(p);
+                    n += 1;
+                }
+                self.udp.send_gathered_to(&pieces[..n], to)
+            }
+        };
+        match sent {
             Ok(()) => {
                 bump(&self.counters.datagrams_sent);
-                self.counters.bytes_sent.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                self.counters.bytes_sent.fetch_add(d.len() as u64, Ordering::Relaxed);
             }
             Err(_) => bump(&self.counters.send_errors),
         }
@@ -599,7 +611,7 @@ mod tests {
         assert!(!net.destination_allowed("[::1]:7400".parse().unwrap()));
         assert!(net.destination_allowed("127.0.0.1:7410".parse().unwrap()));
         let before = net.stats().refused_destinations;
-        net.send("192.0.2.7:7410".parse().unwrap(), b"RTPS");
+        net.send("192.0.2.7:7410".parse().unwrap(), &send::Datagram::of_bytes(b"RTPS"));
         assert_eq!(net.stats().refused_destinations, before + 1);
         net.shutdown();
     }

@@ -303,7 +303,7 @@ mod tests {
         };
         let mut sent = Vec::new();
         let to: SocketAddr = "127.0.0.1:7411".parse().unwrap();
-        super::super::send::encode(GuidPrefix([1; 12]), &[(to, out)], |_, b| sent.push(b.to_vec()));
+        super::super::send::encode(GuidPrefix([1; 12]), &[(to, out)], |_, d| sent.push(d.to_vec()));
         assert_eq!(identity_of(&sent[0]), Some(id));
         let msg = Message::parse(&sent[0]).unwrap();
         let d = msg
