@@ -105,7 +105,7 @@ impl WriterPort {
         self.actions = actions;
         let per_addr = self.addrs.len().max(1);
         let Some(b) = &mut self.batch else { unreachable!("checked above") };
-        for (to, o) in routed.items {
+        for (to, o) in routed.items.drain(..) {
             let size = o.size_bound();
             if b.bytes + size.div_ceil(per_addr) > MAX_MESSAGE && !b.items.is_empty() {
                 out.items.append(&mut b.items.items);

@@ -33,9 +33,12 @@ pub(crate) struct Context {
     deliveries: Vec<Delivery>,
     /// When the datagram arrived (wall clock): the reception timestamp of its samples.
     received: Timestamp,
-    /// The local readers of the writer the datagram's last submessage came from: a datagram
-    /// usually holds many from one writer, and this saves a route lookup for each.
-    route: Option<(Guid, Vec<Arc<ReaderShared>>)>,
+    /// The local readers of the writer the datagram's last submessage came from (`route_writer`):
+    /// a datagram usually holds many from one writer, and this saves a route lookup for each. The
+    /// list keeps its capacity from datagram to datagram (no allocation per datagram) and is
+    /// emptied after each, so that it keeps no deleted reader alive.
+    route_writer: Option<Guid>,
+    route: Vec<Arc<ReaderShared>>,
     /// Readers that got samples: their waiters are woken once the datagram is done.
     to_wake: Vec<Arc<ReaderShared>>,
 }
@@ -73,7 +76,7 @@ impl Network {
         let now = Instant::now();
         ctx.received = crate::time::now();
         // Routes may change between datagrams (matching runs on other threads), not within one.
-        ctx.route = None;
+        ctx.route_writer = None;
         self.heard_from(msg.header.guid_prefix, now);
         for r in msg.receive() {
             let r = match r {
@@ -158,6 +161,7 @@ impl Network {
         for r in ctx.to_wake.drain(..) {
             r.wake();
         }
+        ctx.route.clear();
         self.flush(&mut ctx.out);
         // Listener calls queued by deliveries and discovery, now that no lock is held.
         crate::runtime::events::run_listeners();
@@ -192,17 +196,20 @@ impl Network {
             self.timer.schedule(next);
             // Processed once the port's lock is released: discovery takes its own locks. It may
             // change routes: the cached one is dropped.
-            ctx.route = None;
+            ctx.route_writer = None;
             for d in std::mem::take(&mut ctx.deliveries) {
                 self.on_builtin_delivery(kind, d, now, &mut ctx.out);
             }
             return;
         }
-        if ctx.route.as_ref().map_or(true, |(w, _)| *w != writer) {
-            let readers = read(&self.routes).get(&writer).cloned().unwrap_or_default();
-            ctx.route = Some((writer, readers));
+        if ctx.route_writer != Some(writer) {
+            ctx.route.clear();
+            if let Some(readers) = read(&self.routes).get(&writer) {
+                ctx.route.extend(readers.iter().cloned());
+            }
+            ctx.route_writer = Some(writer);
         }
-        let Some((_, readers)) = &ctx.route else { unreachable!("set above") };
+        let readers = &ctx.route;
         // Samples and HEARTBEATs with the Liveliness flag renew a manual LIVELINESS lease, also of a
         // writer whose readers here all read its shared-memory ring (and so are not in `routes`).
         let asserts = match input {

@@ -93,14 +93,29 @@ impl Out {
 }
 
 /// Addressed submessages waiting to be sent.
+///
+/// A new outbox takes its list from the thread's spares, and a dropped one gives it back: a
+/// writer's `write` or a receive thread's datagram then allocates no list of its own.
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
     pub(crate) items: Vec<(SocketAddr, Out)>,
 }
 
+/// Lists kept per thread: a writing thread has about one outbox alive at a time, a receive
+/// thread two (its own, and a listener's write).
+const SPARE_OUTBOXES: usize = 4;
+
+/// A spare list bigger than this (a burst of fragments) is freed, not kept.
+const SPARE_ITEMS_MAX: usize = 256;
+
+thread_local! {
+    static SPARES: RefCell<Vec<Vec<(SocketAddr, Out)>>> = const { RefCell::new(Vec::new()) };
+}
+
 impl Outbox {
     pub(crate) fn new() -> Self {
-        Outbox::default()
+        let items = SPARES.try_with(|s| s.borrow_mut().pop()).ok().flatten().unwrap_or_default();
+        Outbox { items }
     }
 
     pub(crate) fn push(&mut self, to: SocketAddr, out: Out) {
@@ -109,6 +124,25 @@ impl Outbox {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+}
+
+impl Drop for Outbox {
+    fn drop(&mut self) {
+        let cap = self.items.capacity();
+        if cap == 0 || cap > SPARE_ITEMS_MAX {
+            return;
+        }
+        // Payloads are released now, not when the list is reused.
+        self.items.clear();
+        let items = std::mem::take(&mut self.items);
+        // During the thread's teardown the spares are gone: the list is then simply freed.
+        let _ = SPARES.try_with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < SPARE_OUTBOXES {
+                s.push(items);
+            }
+        });
     }
 }
 
