@@ -33,7 +33,7 @@ pub(crate) fn release_burst<T>(queue: &mut VecDeque<T>) {
 /// going stays within one table size; a rare peak (several remote participants overlapping) no
 /// longer stays in the heap once they left. (`HashMap::capacity` cannot decide it: it counts the
 /// slots left by removals as used.)
-pub(crate) fn release_peak<K: Eq + Hash, V>(map: &mut HashMap<K, V>) {
+pub(crate) fn release_peak<K: Eq + Hash, V, S: std::hash::BuildHasher>(map: &mut HashMap<K, V, S>) {
     map.shrink_to((2 * map.len()).max(PEAK_FLOOR));
 }
 

@@ -15,6 +15,7 @@ mod capacity;
 pub mod cdr;
 pub mod discovery;
 pub mod error;
+mod guid_hash;
 pub mod qos;
 pub mod rtps;
 pub mod runtime;

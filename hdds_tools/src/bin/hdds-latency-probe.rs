@@ -17,7 +17,6 @@
 //! reader, a pong reader in its own partition, and a pong writer for every other ddsperf
 //! participant, created by the discovery listener as soon as that participant is discovered.
 
-use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -367,14 +366,16 @@ struct Peer {
 struct PongWriters {
     participant: Participant,
     reliable: bool,
-    by_pinger: Mutex<HashMap<GuidPrefix, Arc<Writer>>>,
+    /// One entry per pinger, a handful at most: a linear search costs less than hashing the
+    /// prefix for every ping.
+    by_pinger: Mutex<Vec<(GuidPrefix, Arc<Writer>)>>,
 }
 
 impl PongWriters {
     /// The pong writer for participant `pinger`, created on first use.
     fn get(&self, pinger: GuidPrefix) -> Result<Arc<Writer>, String> {
         let mut m = lock(&self.by_pinger);
-        if let Some(w) = m.get(&pinger) {
+        if let Some((_, w)) = m.iter().find(|(p, _)| *p == pinger) {
             return Ok(Arc::clone(w));
         }
         let partition = ddsperf::pong_partition(Guid::new(pinger, EntityId::PARTICIPANT));
@@ -385,7 +386,7 @@ impl PongWriters {
             .create_keyed_writer_with(&topic, ddsperf::TYPE_NAME, qos(self.reliable), &options)
             .map_err(|e| format!("creating the pong writer: {e}"))?;
         let w = Arc::new(w);
-        m.insert(pinger, Arc::clone(&w));
+        m.push((pinger, Arc::clone(&w)));
         Ok(w)
     }
 }
@@ -408,7 +409,7 @@ impl Peer {
             .create_keyed_reader_with(&pong, ddsperf::TYPE_NAME, q, key_hash_fn(), &mine)
             .map_err(|e| err("pong reader", e))?;
         let pong_writers =
-            Arc::new(PongWriters { participant: participant.clone(), reliable, by_pinger: Mutex::new(HashMap::new()) });
+            Arc::new(PongWriters { participant: participant.clone(), reliable, by_pinger: Mutex::new(Vec::new()) });
         let weak = Arc::downgrade(&pong_writers);
         participant.set_discovery_listener(Some(Arc::new(move |ev: &DiscoveryEvent| {
             let DiscoveryEvent::Participant { info, alive: true, local: false } = ev else { return };

@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use crate::guid_hash::GuidHash;
 pub use config::NetworkConfig;
 use config::Resolved;
 use send::Outbox;
@@ -177,7 +178,7 @@ pub(crate) struct Network {
     /// Where our endpoints receive user data (advertised in SPDP and SEDP).
     pub(crate) default_locators: Vec<Locator>,
     pub(crate) spdp: Mutex<spdp::Spdp>,
-    pub(crate) participants: RwLock<HashMap<GuidPrefix, Arc<RemoteParticipant>>>,
+    pub(crate) participants: RwLock<HashMap<GuidPrefix, Arc<RemoteParticipant>, GuidHash>>,
     /// Participants that said goodbye, with when (ns since the timer epoch): an announcement of
     /// theirs still in flight must not bring them back (see `spdp::DISPOSED_MEMORY`).
     pub(crate) disposed: Mutex<HashMap<GuidPrefix, u64>>,
@@ -187,7 +188,7 @@ pub(crate) struct Network {
     pub(crate) writers: RwLock<HashMap<EntityId, Arc<WriterShared>>>,
     pub(crate) readers: RwLock<HashMap<EntityId, Arc<ReaderShared>>>,
     /// For each matched remote writer, the local readers matched with it.
-    pub(crate) routes: RwLock<HashMap<Guid, Vec<Arc<ReaderShared>>>>,
+    pub(crate) routes: RwLock<HashMap<Guid, Vec<Arc<ReaderShared>>, GuidHash>>,
     /// The LIVELINESS leases of matched remote writers with a manual lease, for our readers on
     /// every path (UDP and shared memory).
     pub(crate) writer_leases: Arc<WriterLeases>,
@@ -302,12 +303,12 @@ impl Network {
             multicast_active,
             default_locators,
             spdp: Mutex::new(spdp),
-            participants: RwLock::new(HashMap::new()),
+            participants: RwLock::new(HashMap::default()),
             disposed: Mutex::new(HashMap::new()),
             builtin: sedp::Builtin::new(prefix, now),
             writers: RwLock::new(HashMap::new()),
             readers: RwLock::new(HashMap::new()),
-            routes: RwLock::new(HashMap::new()),
+            routes: RwLock::new(HashMap::default()),
             writer_leases,
             discovery: Mutex::new(sedp::Db::default()),
             graph,
