@@ -576,12 +576,12 @@ mod tests {
         let keyed = SampleMeta { key_hash: Some([5; 16]), source_timestamp: Some(7), ..SampleMeta::default() };
         let with = |mut o: Out, meta: &SampleMeta| {
             if let Out::Writer { action: WriterAction::Data { data, .. }, .. } = &mut o {
-                data.meta = meta.clone();
+                data.meta = *meta;
             }
             o
         };
         let disposal = {
-            let meta = SampleMeta { status_info: 1, ..keyed.clone() };
+            let meta = SampleMeta { status_info: 1, ..keyed };
             let action = WriterAction::Data {
                 to: Dest::All,
                 data: Data { sn: 9, meta, payload: Arc::from(&[][..]) },
@@ -592,7 +592,7 @@ mod tests {
         let sample: Arc<[u8]> = (0..100_001u32).map(|i| i as u8).collect();
         let n = fragment::fragment_count(sample.len(), 1344);
         let frag = |i: u32, resend: bool| {
-            let frag = fragment::data_frag(3, keyed.clone(), &sample, 1344, i);
+            let frag = fragment::data_frag(3, keyed, &sample, 1344, i);
             Out::Writer {
                 writer: W,
                 reader: EntityId::UNKNOWN,
