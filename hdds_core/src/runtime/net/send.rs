@@ -105,8 +105,9 @@ pub(crate) struct Outbox {
 /// thread two (its own, and a listener's write).
 const SPARE_OUTBOXES: usize = 4;
 
-/// A spare list bigger than this (a burst of fragments) is freed, not kept.
-const SPARE_ITEMS_MAX: usize = 256;
+/// A spare list bigger than this (a large sample's fragments) is freed, not kept: at 192 bytes
+/// an item, a thread keeps at most 48 KiB of spares (a steady ping-pong's lists hold 4).
+const SPARE_ITEMS_MAX: usize = 64;
 
 thread_local! {
     static SPARES: RefCell<Vec<Vec<(SocketAddr, Out)>>> = const { RefCell::new(Vec::new()) };
@@ -631,5 +632,26 @@ mod tests {
             assert_eq!(g, w, "datagram {k}");
         }
         assert!(decode_all(&gathered).len() >= items.len());
+    }
+    #[test]
+    fn outbox_lists_are_reused_on_their_thread_up_to_a_size() {
+        std::thread::spawn(|| {
+            let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
+            let mut o = Outbox::new();
+            o.push(a, data(1, 8, 1));
+            let list = o.items.as_ptr();
+            drop(o);
+            let reused = Outbox::new();
+            assert!(reused.is_empty());
+            assert_eq!(reused.items.as_ptr(), list, "the dropped outbox's list is reused");
+            let mut big = Outbox::new();
+            for sn in 0..=SPARE_ITEMS_MAX as i64 {
+                big.push(a, data(sn, 8, 1));
+            }
+            drop(big);
+            assert_eq!(Outbox::new().items.capacity(), 0, "a list over the limit is freed, not kept");
+        })
+        .join()
+        .unwrap();
     }
 }
