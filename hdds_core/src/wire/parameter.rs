@@ -104,6 +104,13 @@ pub struct ParameterList<'a> {
 }
 
 impl<'a> ParameterList<'a> {
+    /// The list a [`ParameterListWriter`] wrote into `bytes`, not finished (no sentinel): taken as
+    /// it is, without the walk [`ParameterList::parse`] makes, since the writer only writes whole
+    /// parameters (the inline QoS of every DATA we send).
+    pub(crate) fn written(bytes: &'a [u8], endian: Endian, vendor: VendorId) -> Self {
+        ParameterList { bytes, endian, vendor }
+    }
+
     /// Parses a list that must end with PID_SENTINEL (inline QoS: the payload follows it). Returns
     /// the list and the number of bytes it occupies, sentinel included.
     pub fn parse(buf: &'a [u8], endian: Endian, vendor: VendorId) -> Result<(Self, usize), DecodeError> {

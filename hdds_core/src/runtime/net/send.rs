@@ -106,7 +106,7 @@ pub(crate) struct Outbox {
 const SPARE_OUTBOXES: usize = 4;
 
 /// A spare list bigger than this (a large sample's fragments) is freed, not kept: at 192 bytes
-/// an item, a thread keeps at most 48 KiB of spares (a steady ping-pong's lists hold 4).
+/// an item, a thread keeps at most 48 KiB of spares.
 const SPARE_ITEMS_MAX: usize = 64;
 
 thread_local! {
@@ -351,10 +351,8 @@ fn inline_qos<'s>(m: &SampleMeta, scratch: &'s mut Vec<u8>) -> Result<Option<Par
         w.put_sample_identity(pid::PID_RELATED_SAMPLE_IDENTITY, &id.writer, SequenceNumber(id.sn))?;
         w.put_sample_identity(pid::fastdds::PID_CUSTOM_RELATED_SAMPLE_IDENTITY, &id.writer, SequenceNumber(id.sn))?;
     }
-    w.finish();
-    let (list, _) = ParameterList::parse(scratch, Endian::Little, VENDOR_ID_HDDS)
-        .map_err(|_| EncodeError::new("inline QoS does not parse back"))?;
-    Ok(Some(list))
+    // Not finished: `write_inline_qos` appends the sentinel.
+    Ok(Some(ParameterList::written(scratch, Endian::Little, VENDOR_ID_HDDS)))
 }
 
 /// Adds `out` to `b`; with `gather`, a DATA / DATA_FRAG goes without its payload, and the offset
@@ -653,5 +651,25 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+    /// The inline QoS taken as written is the list a receiver parses back.
+    #[test]
+    fn inline_qos_as_written_is_what_parses_back() {
+        let id = crate::rtps::SampleIdentity { writer: Guid::new(GuidPrefix([4; 12]), W), sn: 77 };
+        let meta = SampleMeta {
+            key_hash: Some([3; 16]),
+            status_info: 2,
+            related_sample_identity: Some(id),
+            source_timestamp: None,
+        };
+        let mut scratch = Vec::new();
+        let written = inline_qos(&meta, &mut scratch).unwrap().unwrap().as_bytes().to_vec();
+        let mut finished = scratch.clone();
+        ParameterListWriter::new(&mut finished, Endian::Little).finish();
+        let (parsed, used) = ParameterList::parse(&finished, Endian::Little, VENDOR_ID_HDDS).unwrap();
+        assert_eq!(used, finished.len());
+        assert_eq!(parsed.as_bytes(), &written[..]);
+        let iq = crate::discovery::inline_qos::InlineQos::parse(&parsed).unwrap();
+        assert_eq!((iq.key_hash, iq.status_info.0), (Some([3; 16]), 2));
     }
 }
