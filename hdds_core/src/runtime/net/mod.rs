@@ -25,6 +25,7 @@ mod receive;
 pub(crate) mod sedp;
 pub(crate) mod send;
 pub(crate) mod shm;
+mod shm_fallback;
 pub(crate) mod spdp;
 pub(crate) mod timer;
 pub(crate) mod writer_leases;
@@ -125,6 +126,10 @@ pub struct NetStats {
     /// Same-host endpoints we could not attach to (their segment could not be opened, or a ring
     /// serves too many readers already).
     pub shm_attach_failures: u64,
+    /// Same-host reader-writer pairs that use UDP because the reader could not attach to the
+    /// writer's ring: counted by the reader's participant when its attach fails, and by the
+    /// writer's when it moves that reader from its ring to UDP.
+    pub shm_udp_fallbacks: u64,
     /// Segments of dead processes removed.
     pub shm_segments_reclaimed: u64,
     /// Times the participant's shared-memory reader thread woke up (a ring while no application
@@ -156,6 +161,7 @@ pub(crate) struct Counters {
     endpoints_over_limit: AtomicU64,
     pub(crate) fragments_over_limit: AtomicU64,
     pub(crate) history_over_limit: AtomicU64,
+    shm_udp_fallbacks: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -394,6 +400,7 @@ impl Network {
             shm_samples_read: s(|c| &c.samples_read),
             shm_samples_lost: s(|c| &c.samples_lost),
             shm_attach_failures: s(|c| &c.attach_failures),
+            shm_udp_fallbacks: g(&c.shm_udp_fallbacks),
             shm_segments_reclaimed: s(|c| &c.segments_reclaimed),
             shm_reader_thread_wakeups: s(|c| &c.reader_thread_wakeups),
         }
