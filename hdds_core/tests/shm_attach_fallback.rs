@@ -77,6 +77,15 @@ fn fallback(domain: u32, reliability: Reliability) {
     assert_eq!(bs.shm_samples_read, 0, "nothing came through shared memory: {bs:?}");
     let m = w.status(PUBLICATION_MATCHED).unwrap();
     assert_eq!(m.current_count, 1, "{m:?}");
+
+    // The reader's request for UDP goes out again 50 ms, 250 ms and 1 s after the first (in case
+    // one is lost; the first went before `start`): once they are all out, nothing changed.
+    std::thread::sleep(Duration::from_millis(1300).saturating_sub(start.elapsed()));
+    assert_eq!(a.network_stats().unwrap().shm_udp_fallbacks, 1);
+    assert_eq!(b.network_stats().unwrap().shm_udp_fallbacks, 1);
+    assert_eq!(w.matched_reader_count(), 1);
+    w.write(&counter_payload(SAMPLES)).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || r.take().is_some()), "a sample after the repeated requests");
 }
 
 #[test]

@@ -203,6 +203,10 @@ pub(crate) struct Network {
     pub(crate) graph: Arc<Graph>,
     /// Shared memory with same-host peers (`None` when off or unavailable).
     pub(crate) shm: Option<Arc<shm::ShmPort>>,
+    /// Our readers' requests for UDP to same-host writers whose ring they could not open, sent
+    /// again a few times (shm_fallback.rs). Taken before the `readers` map, never with an
+    /// endpoint lock held.
+    pub(crate) udp_asks: Mutex<Vec<shm_fallback::UdpAsk>>,
     silenced: AtomicBool,
     /// Set once the goodbye (disposals) is sent: nothing more goes out.
     closed: AtomicBool,
@@ -318,6 +322,7 @@ impl Network {
             discovery: Mutex::new(sedp::Db::default()),
             graph,
             shm,
+            udp_asks: Mutex::new(Vec::new()),
             silenced: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             recv_stop: receiver.stop_handle(),
@@ -507,6 +512,7 @@ impl Network {
         let mut next = self.spdp_on_timer(now, &mut out);
         next = min_deadline(next, self.expire_leases(now, &mut out));
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
+        next = min_deadline(next, self.ask_for_udp_again(now, &mut out));
         let writers: Vec<_> = read(&self.writers).values().cloned().collect();
         for w in writers {
             next = min_deadline(next, w.net_on_timer(self, now, &mut out));

@@ -5,7 +5,8 @@
 //! could not be opened: removed from /dev/shm, another layout version, no memory left):
 //! - the reader matches the writer over UDP (`match_reader_with`) and says so with an ACKNACK
 //!   over UDP: the pre-emptive one of its reliable RTPS reader, or one sent here for a best-effort
-//!   reader (which has no other way to speak to a writer);
+//!   reader (which has no other way to speak to a writer). The timer thread sends one again
+//!   [`RESEND_AFTER`] later, in case a datagram was lost (a duplicate changes nothing);
 //! - a writer that gets an ACKNACK over UDP from a reader of its ring takes that reader out of the
 //!   ring (so a reliable KEEP_ALL writer no longer waits for it) and matches it over UDP. An
 //!   ACKNACK that comes before the writer discovered the reader is remembered in the discovery
@@ -17,7 +18,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::send::{Out, Outbox};
 use super::{bump, lock, read, Network};
@@ -25,6 +26,30 @@ use crate::qos::Reliability;
 use crate::rtps::AckNack;
 use crate::runtime::reader::ReaderShared;
 use crate::wire::{EntityId, Guid, SequenceNumber, SequenceNumberSet};
+
+/// When a reader's request for UDP is sent again, after the first one.
+pub(crate) const RESEND_AFTER: [Duration; 3] =
+    [Duration::from_millis(50), Duration::from_millis(250), Duration::from_millis(1000)];
+
+/// A request for UDP to send again: `sent` of [`RESEND_AFTER`] are out.
+pub(crate) struct UdpAsk {
+    reader: EntityId,
+    writer: Guid,
+    addr: SocketAddr,
+    since: Instant,
+    sent: usize,
+}
+
+impl UdpAsk {
+    fn due(&self) -> Option<Instant> {
+        RESEND_AFTER.get(self.sent).and_then(|d| self.since.checked_add(*d))
+    }
+}
+
+fn udp_acknack(reader: EntityId, writer: Guid) -> Out {
+    let acknack = AckNack { state: SequenceNumberSet::new(SequenceNumber(1)), count: 1, final_flag: false };
+    Out::AckNack { reader, writer, acknack }
+}
 
 /// Writers we heard from over UDP before discovering them: more means a peer sending ACKNACKs
 /// for made-up readers, which is not worth the memory.
@@ -54,9 +79,29 @@ impl Network {
     ) {
         bump(&self.counters.shm_udp_fallbacks);
         if r.qos.reliability == Reliability::BestEffort {
-            let acknack = AckNack { state: SequenceNumberSet::new(SequenceNumber(1)), count: 1, final_flag: false };
-            out.push(addr, Out::AckNack { reader: r.guid.entity_id, writer, acknack });
+            out.push(addr, udp_acknack(r.guid.entity_id, writer));
         }
+        let ask = UdpAsk { reader: r.guid.entity_id, writer, addr, since: Instant::now(), sent: 0 };
+        let due = ask.due();
+        lock(&self.udp_asks).push(ask);
+        self.timer.schedule(due);
+    }
+
+    /// The timer thread: sends the requests for UDP that are due again; the next one's time.
+    pub(crate) fn ask_for_udp_again(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
+        let mut asks = lock(&self.udp_asks);
+        if asks.is_empty() {
+            return None;
+        }
+        let readers = read(&self.readers);
+        asks.retain_mut(|a| {
+            if a.due().is_some_and(|t| t <= now) && readers.contains_key(&a.reader) {
+                out.push(a.addr, udp_acknack(a.reader, a.writer));
+                a.sent += 1;
+            }
+            a.due().is_some() && readers.contains_key(&a.reader)
+        });
+        asks.iter().filter_map(UdpAsk::due).min()
     }
 
     /// Whether `reader` asked `writer` for UDP before we discovered it (forgotten once looked up;
