@@ -432,8 +432,9 @@ fn shm(a: &Args) {
     let (echo_cpu, echo_lat, read_in_place) = echo_result(child, out);
     let stats = p.network_stats().unwrap();
     let extra = format!(
-        ", \"shm_samples_read\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
+        ", \"shm_samples_read\": {}, \"shm_reader_thread_wakeups\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
         stats.shm_samples_read,
+        stats.shm_reader_thread_wakeups,
         loan && in_shm,
         read_in_place
     );
