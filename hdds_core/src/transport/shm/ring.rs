@@ -309,8 +309,15 @@ impl RingView {
     pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Arc<[u8]>)> {
         match self.read_next_racing(cur, me, 0, || {})? {
             (desc, Read::Copied(data)) => Some((desc, data)),
-            // Not asked for a pin: never made.
-            (_, Read::Pinned(_)) => None,
+            // Not asked for a pin (pin_words = 0), so never made; were it made, the pinned bytes
+            // are stable: copy them, then let the pin go.
+            (desc, Read::Pinned(pin)) => {
+                // SAFETY: ptr..ptr+len lies in the committed arena (checked before pinning) and no
+                // one writes it while the pin is held.
+                let data = Arc::from(unsafe { std::slice::from_raw_parts(pin.ptr, pin.len) });
+                self.unpin(pin.index, pin.word, pin.value);
+                Some((desc, data))
+            }
         }
     }
 
@@ -611,8 +618,9 @@ impl RingWriter {
             return false;
         }
         let stamp = &self.view.slot(l.pos).stamp;
+        // SeqCst store, then is_pinned's SeqCst loads: the pair the pin protocol needs (a fence
+        // besides would be a second full barrier for nothing).
         stamp.store(2 * l.pos + 1, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
         if self.is_pinned(l.pos) {
             // Nothing was written: the sample is as it was (module comment, pins).
             stamp.store(2 * l.pos + 2, Ordering::SeqCst);
