@@ -211,17 +211,19 @@ impl Doorbell {
         let b = self.bell();
         // A kick (the port stopping) ends the spin; so does a drainer arriving (it will drain,
         // and two pollers per process would share a core on a small machine).
+        // Nor does it spin while application threads drain in a loop (one left a wait lately):
+        // they come back for the next sample, and a third poller on two cores starved them for
+        // whole scheduler slices (10 ms p99 with busy polling).
+        let left = b.left_at.load(Ordering::Relaxed);
+        let draining =
+            !handoff.is_zero() && left != 0 && mono_ns().wrapping_sub(left) < STANDBY_WINDOW.as_nanos() as u64;
         let kicked = b.reader.load(Ordering::SeqCst);
         let give_up = || b.reader.load(Ordering::Relaxed) != kicked || b.drainers.load(Ordering::Relaxed) != 0;
-        if b.drainers.load(Ordering::SeqCst) == 0 && spin_on(&b.bell, seen, give_up, spin) {
+        if !draining && b.drainers.load(Ordering::SeqCst) == 0 && spin_on(&b.bell, seen, give_up, spin) {
             return;
         }
-        let left = b.left_at.load(Ordering::Relaxed);
         let g = b.gaps.load(Ordering::Relaxed);
-        let standby = !handoff.is_zero()
-            && std::mem::replace(gaps, g) != g
-            && left != 0
-            && mono_ns().wrapping_sub(left) < STANDBY_WINDOW.as_nanos() as u64;
+        let standby = draining && std::mem::replace(gaps, g) != g;
         // Before the look at `bell` below: a writer that saw standby rang before that look.
         b.standby.store(u32::from(standby), Ordering::SeqCst);
         b.reader_sleeping.store(1, Ordering::SeqCst);
