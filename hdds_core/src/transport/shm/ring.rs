@@ -34,7 +34,7 @@
 //! - **Pins (reader loans)**: ring_pin.rs has the protocol.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -489,6 +489,8 @@ pub(crate) struct RingWriter {
     view: Arc<RingView>,
     cfg: RingConfig,
     st: Mutex<WriterState>,
+    /// `st.readers.len()`, kept under the lock: every write asks, and needs no lock for it.
+    readers: AtomicUsize,
 }
 
 /// Why a sample cannot be placed now.
@@ -527,7 +529,7 @@ impl RingWriter {
             readers: Vec::new(),
             gens: vec![0; cfg.max_readers],
         };
-        Ok(RingWriter { view: Arc::new(view), cfg, st: Mutex::new(st) })
+        Ok(RingWriter { view: Arc::new(view), cfg, st: Mutex::new(st), readers: AtomicUsize::new(0) })
     }
 
     fn lock(&self) -> MutexGuard<'_, WriterState> {
@@ -563,6 +565,7 @@ impl RingWriter {
         e.cursor.store(gen << POS_BITS | start, Ordering::Relaxed);
         e.state.store(1, Ordering::Release);
         st.readers.push(MatchedReader { guid: reader, index, reliable });
+        self.readers.store(st.readers.len(), Ordering::Relaxed);
         Ok(())
     }
 
@@ -571,6 +574,7 @@ impl RingWriter {
         let mut st = self.lock();
         let Some(i) = st.readers.iter().position(|r| r.guid == reader) else { return false };
         let r = st.readers.swap_remove(i);
+        self.readers.store(st.readers.len(), Ordering::Relaxed);
         let gen = (st.gens[r.index] + 1) & 0xffff;
         st.gens[r.index] = gen;
         let e = self.view.entry(r.index);
@@ -585,7 +589,8 @@ impl RingWriter {
     }
 
     pub(crate) fn reader_count(&self) -> usize {
-        self.lock().readers.len()
+        // Relaxed: a match racing with a write may or may not get that sample, as with the lock.
+        self.readers.load(Ordering::Relaxed)
     }
 
     pub(crate) fn has_reader(&self, reader: Guid) -> bool {
