@@ -664,9 +664,9 @@ impl RingWriter {
         }
     }
 
-    /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
-    /// blocking ring's reliable readers stand in the way.
-    fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
+    /// Why a payload of `len` bytes cannot be written now whatever is freed (a loan outstanding,
+    /// larger than the arena), or its rounded size.
+    fn refusal(&self, st: &WriterState, len: usize) -> Result<usize> {
         if st.lent.is_some() {
             return Err(Error::bad_argument(
                 "a loaned sample of this writer is outstanding: publish it or drop it before writing again",
@@ -683,6 +683,13 @@ impl RingWriter {
                 ),
             ));
         }
+        Ok(size)
+    }
+
+    /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
+    /// blocking ring's reliable readers stand in the way.
+    fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
+        let size = self.refusal(st, len)?;
         let read_by_all = self.min_cursor(st, false);
         while st.live.front().is_some_and(|l| l.pos < read_by_all) {
             if !self.try_free(st, 0) {
@@ -743,6 +750,11 @@ impl RingWriter {
     /// Waits until a payload of `len` bytes fits (only a blocking ring ever waits), at most until
     /// `deadline`; fails with [`ErrorKind::Timeout`] then.
     pub(crate) fn wait_room(&self, len: usize, deadline: Option<Instant>) -> Result<()> {
+        if !self.cfg.blocking {
+            // Never waits: its publish makes the room. Only refusals are told here, before the
+            // writer numbers the sample.
+            return self.refusal(&self.lock(), len).map(drop);
+        }
         self.room_locked(len, deadline).map(drop)
     }
 
