@@ -129,3 +129,39 @@ fn wakes_a_waiting_reader_and_keeps_order_across_threads() {
     let sns: Vec<i64> = std::iter::from_fn(|| r.take()).map(|s| s.info.sequence_number).collect();
     assert_eq!(sns, (1..=1000).collect::<Vec<_>>());
 }
+
+/// Writer::write_into: the sample is the buffer the filler wrote (shorter than asked is fine),
+/// a failing or overreaching filler writes nothing and uses no sequence number.
+#[test]
+fn write_into_publishes_what_the_filler_wrote_and_nothing_on_failure() {
+    use std::mem::MaybeUninit;
+    let p = participant(0);
+    let w = p.create_writer("rt/write_into", "T", Qos::default()).unwrap();
+    let r = p.create_reader("rt/write_into", "T", Qos::default()).unwrap();
+    let payload = [0u8, 1, 0, 0, 42, 0, 0, 0];
+    let fill_with = |n: usize| {
+        move |buf: &mut [MaybeUninit<u8>]| {
+            for (d, s) in buf.iter_mut().zip(&payload[..n]) {
+                d.write(*s);
+            }
+            Ok(n)
+        }
+    };
+    let opts = hdds_core::WriteOptions::default();
+    // SAFETY: each filler initializes the n bytes it reports (n <= the buffer's length below).
+    unsafe {
+        assert_eq!(w.write_into(8, &opts, fill_with(8)).unwrap(), 1);
+        assert_eq!(w.write_into(64, &opts, fill_with(5)).unwrap(), 2);
+        let failed = w.write_into(8, &opts, |_| Err(hdds_core::Error::bad_argument("no")));
+        assert!(failed.is_err());
+        let overreach = w.write_into(4, &opts, |_| Ok(5)).unwrap_err();
+        assert!(overreach.to_string().contains("5 bytes into a 4-byte buffer"), "{overreach}");
+        assert_eq!(w.write_into(8, &opts, fill_with(8)).unwrap(), 3);
+    }
+    let s = r.take().unwrap();
+    assert_eq!((&*s.data, s.info.sequence_number), (&payload[..], 1));
+    let s = r.take().unwrap();
+    assert_eq!((&*s.data, s.info.sequence_number), (&payload[..5], 2));
+    assert_eq!(r.take().unwrap().info.sequence_number, 3);
+    assert!(r.take().is_none());
+}

@@ -1,6 +1,6 @@
 //! Writers and readers of serialized samples.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 use std::time::Duration;
 
 use hdds_core::wire::Guid;
@@ -9,7 +9,7 @@ use hdds_core::{Reader, Writer};
 use crate::participant::HddsParticipant;
 use crate::qos::HddsQos;
 use crate::ret::{arg, bytes_or_empty, guard, guard_ret, guard_void, out, str_arg, HddsRet};
-use crate::sample::HddsSample;
+use crate::sample::{sample_info, HddsSample, HddsSampleInfo};
 
 pub struct HddsWriter {
     pub(crate) inner: Writer,
@@ -115,6 +115,51 @@ pub extern "C" fn hdds_writer_write(
         let w = arg(writer, "writer")?;
         let payload = bytes_arg(data, len)?;
         let sn = w.inner.write(payload)?;
+        if !out_sequence_number.is_null() {
+            out(out_sequence_number, "out_sequence_number", sn)?;
+        }
+        Ok(())
+    })
+}
+
+/// Serializes a sample into the `len` bytes at `buf` (not initialized; valid during the call
+/// only): writes it there, CDR encapsulation header first, stores how many bytes it wrote in
+/// *out_written (at most `len`) and returns true; returns false to write nothing. It must not
+/// unwind (no C++ exception may leave it) nor call hdds_* functions of the same writer.
+pub type HddsSampleFiller =
+    Option<extern "C" fn(user: *mut c_void, buf: *mut u8, len: usize, out_written: *mut usize) -> bool>;
+
+/// hdds_writer_write of a sample serialized straight into the buffer the engine keeps for it:
+/// `fill(user, buf, len, &written)` is called once, on this thread, with `len` bytes, and the
+/// first `written` of them are published. Saves the copy hdds_writer_write makes. When `fill`
+/// returns false nothing is written and HDDS_RET_ERROR is returned (the filler says why, e.g. in
+/// its own `user` state). Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_writer_write_into(
+    writer: *const HddsWriter,
+    len: usize,
+    fill: HddsSampleFiller,
+    user: *mut c_void,
+    out_sequence_number: *mut i64,
+) -> HddsRet {
+    guard("hdds_writer_write_into", || {
+        let w = arg(writer, "writer")?;
+        let Some(fill) = fill else {
+            return Err(hdds_core::Error::bad_argument("fill is NULL"));
+        };
+        let fill_buf = |buf: &mut [std::mem::MaybeUninit<u8>]| {
+            let mut written = 0usize;
+            if !fill(user, buf.as_mut_ptr().cast::<u8>(), buf.len(), &mut written) {
+                return Err(hdds_core::Error::new(
+                    hdds_core::error::ErrorKind::Io,
+                    "the sample filler failed: nothing was written (the caller's serializer says why)",
+                ));
+            }
+            Ok(written)
+        };
+        // SAFETY: the filler's contract (HddsSampleFiller) is that it wrote the `written` bytes it
+        // reports; write_into refuses more than `len`.
+        let sn = unsafe { w.inner.write_into(len, &hdds_core::WriteOptions::default(), fill_buf) }?;
         if !out_sequence_number.is_null() {
             out(out_sequence_number, "out_sequence_number", sn)?;
         }
@@ -292,6 +337,38 @@ pub extern "C" fn hdds_reader_take(reader: *const HddsReader, out_sample: *mut *
                 out(out_sample, "out_sample", std::ptr::null_mut())?;
                 Ok(HddsRet::NoData)
             }
+        }
+    })
+}
+
+/// Reads one taken sample in place: `data`/`len` is its serialized payload (CDR encapsulation
+/// header first) and `info` its sample info, both valid during the call only. It must not unwind
+/// (no C++ exception may leave it); it may call hdds_* functions (no engine lock is held).
+pub type HddsSampleReader =
+    Option<extern "C" fn(user: *mut c_void, data: *const u8, len: usize, info: *const HddsSampleInfo)>;
+
+/// Takes the oldest sample as hdds_reader_take does and hands it to `read(user, ...)` once, on
+/// this thread, before returning HDDS_RET_OK; the sample is freed after the call. Returns
+/// HDDS_RET_NO_DATA (and calls nothing) when there is none. Unlike hdds_reader_take it allocates
+/// no handle, so a deserializer reads straight from the engine's buffer. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_take_with(
+    reader: *const HddsReader,
+    read: HddsSampleReader,
+    user: *mut c_void,
+) -> HddsRet {
+    guard_ret("hdds_reader_take_with", || {
+        let r = arg(reader, "reader")?;
+        let Some(read) = read else {
+            return Err(hdds_core::Error::bad_argument("read is NULL"));
+        };
+        match r.inner.take() {
+            Some(s) => {
+                let info = sample_info(&s.info);
+                read(user, s.data.as_ptr(), s.data.len(), &info);
+                Ok(HddsRet::Ok)
+            }
+            None => Ok(HddsRet::NoData),
         }
     })
 }

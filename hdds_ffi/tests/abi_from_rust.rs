@@ -308,3 +308,56 @@ fn reader_loans_through_raw_pointers() {
     assert_eq!(hdds_reader_take_loan(ptr::null(), &mut loan), HddsRet::BadArgument);
     assert!(hdds_reader_loan_data(ptr::null(), &mut n).is_null());
 }
+
+/// What fill_payload writes: the first `user` bytes of PAYLOAD, or nothing (false) for 0.
+extern "C" fn fill_payload(user: *mut c_void, buf: *mut u8, len: usize, out_written: *mut usize) -> bool {
+    let n = user as usize;
+    if n == 0 || n > len {
+        return false;
+    }
+    // SAFETY: the engine lent `len` writable bytes at buf for this call; n <= len and n <= 8.
+    unsafe { ptr::copy_nonoverlapping(PAYLOAD.as_ptr(), buf, n) };
+    // SAFETY: out_written points to the engine's usize for this call.
+    unsafe { *out_written = n };
+    true
+}
+
+/// Keeps what hdds_reader_take_with showed: the payload and the sequence number.
+extern "C" fn keep_sample(user: *mut c_void, data: *const u8, len: usize, info: *const HddsSampleInfo) {
+    // SAFETY: user is the test's &mut (Vec<u8>, i64); data/len and info are valid during the call.
+    let (bytes, sn) = unsafe { &mut *user.cast::<(Vec<u8>, i64)>() };
+    *bytes = unsafe { std::slice::from_raw_parts(data, len) }.to_vec();
+    *sn = unsafe { (*info).sequence_number };
+}
+
+#[test]
+fn write_into_and_take_with_through_raw_pointers() {
+    let p = participant(45);
+    let mut w = ptr::null_mut();
+    let mut r = ptr::null_mut();
+    assert_eq!(hdds_writer_create(p, c"rt/into".as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
+    assert_eq!(hdds_reader_create(p, c"rt/into".as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    let mut got: (Vec<u8>, i64) = (Vec::new(), 0);
+    let user = ptr::addr_of_mut!(got).cast::<c_void>();
+    assert_eq!(hdds_reader_take_with(r, Some(keep_sample), user), HddsRet::NoData);
+
+    // The whole buffer, then a shorter sample than the buffer, then a failing filler.
+    let mut sn = 0i64;
+    assert_eq!(hdds_writer_write_into(w, 8, Some(fill_payload), 8 as *mut c_void, &mut sn), HddsRet::Ok);
+    assert_eq!(sn, 1);
+    assert_eq!(hdds_writer_write_into(w, 64, Some(fill_payload), 5 as *mut c_void, &mut sn), HddsRet::Ok);
+    assert_eq!(hdds_writer_write_into(w, 8, Some(fill_payload), ptr::null_mut(), &mut sn), HddsRet::Error);
+    assert!(last_error().contains("nothing was written"), "{}", last_error());
+    assert_eq!(hdds_writer_write_into(w, 8, None, ptr::null_mut(), ptr::null_mut()), HddsRet::BadArgument);
+
+    assert_eq!(hdds_reader_take_with(r, Some(keep_sample), user), HddsRet::Ok);
+    assert_eq!((got.0.as_slice(), got.1), (&PAYLOAD[..], 1));
+    assert_eq!(hdds_reader_take_with(r, Some(keep_sample), user), HddsRet::Ok);
+    assert_eq!((got.0.as_slice(), got.1), (&PAYLOAD[..5], 2));
+    assert_eq!(hdds_reader_take_with(r, Some(keep_sample), user), HddsRet::NoData);
+    assert_eq!(hdds_reader_take_with(r, None, user), HddsRet::BadArgument);
+    assert_eq!(hdds_reader_take_with(ptr::null(), Some(keep_sample), user), HddsRet::BadArgument);
+    hdds_reader_destroy(r);
+    hdds_writer_destroy(w);
+    hdds_participant_destroy(p);
+}

@@ -84,8 +84,50 @@ static void qos_history_and_late_joiner(void) {
   hdds_participant_destroy(p);
 }
 
+/* hdds_reader_take_with: the payload and info are read in place, during the call. */
+typedef struct {
+  int calls;
+  uint8_t copy[sizeof kPayload];
+  size_t len;
+  int64_t sequence_number;
+} ReadInPlace;
+
+static void read_in_place(void *user, const uint8_t *data, size_t len, const HddsSampleInfo *info) {
+  ReadInPlace *r = (ReadInPlace *)user;
+  r->calls++;
+  r->len = len;
+  if (len <= sizeof r->copy) memcpy(r->copy, data, len);
+  r->sequence_number = info->sequence_number;
+}
+
+static void take_with_reads_in_place(void) {
+  HddsParticipant *p = NULL;
+  HddsWriter *w = NULL;
+  HddsReader *r = NULL;
+  CHECK(hdds_participant_create(0, &p) == HDDS_RET_OK && p != NULL);
+  CHECK(hdds_writer_create(p, "rt/c_take_with", "std_msgs::msg::dds_::String_", NULL, &w) == HDDS_RET_OK);
+  CHECK(hdds_reader_create(p, "rt/c_take_with", "std_msgs::msg::dds_::String_", NULL, &r) == HDDS_RET_OK);
+
+  ReadInPlace got = {0};
+  CHECK(hdds_reader_take_with(r, read_in_place, &got) == HDDS_RET_NO_DATA && got.calls == 0);
+  CHECK(hdds_writer_write(w, kPayload, sizeof kPayload, NULL) == HDDS_RET_OK);
+  CHECK(hdds_writer_write(w, kPayload, sizeof kPayload, NULL) == HDDS_RET_OK);
+  CHECK(hdds_reader_take_with(r, read_in_place, &got) == HDDS_RET_OK);
+  CHECK(got.calls == 1 && got.len == sizeof kPayload && memcmp(got.copy, kPayload, sizeof kPayload) == 0);
+  CHECK(got.sequence_number == 1);
+  CHECK(hdds_reader_take_with(r, read_in_place, &got) == HDDS_RET_OK && got.calls == 2 && got.sequence_number == 2);
+  CHECK(hdds_reader_take_with(r, read_in_place, &got) == HDDS_RET_NO_DATA && got.calls == 2);
+  CHECK(hdds_reader_take_with(r, NULL, &got) == HDDS_RET_BAD_ARGUMENT);
+  CHECK(hdds_reader_take_with(NULL, read_in_place, &got) == HDDS_RET_BAD_ARGUMENT);
+
+  hdds_reader_destroy(r);
+  hdds_writer_destroy(w);
+  hdds_participant_destroy(p);
+}
+
 int main(void) {
   RUN(round_trip_with_sample_info);
   RUN(qos_history_and_late_joiner);
+  RUN(take_with_reads_in_place);
   FINISH();
 }

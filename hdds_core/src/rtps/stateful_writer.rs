@@ -14,8 +14,9 @@
 //!   reader gets a GAP for its SN at once (and again if it asks for it), as Fast DDS does for
 //!   samples a reader filter finds irrelevant, so that no reader waits for a sample that is not
 //!   for it. Best-effort readers get nothing (they see a jump in SNs, as after a loss).
-//! - KEEP_ALL: a volatile writer drops samples every reliable reader acknowledged; a transient-local
-//!   one keeps them for late joiners until it needs the room. When the oldest sample is still
+//! - A volatile writer drops samples every reliable reader acknowledged (all of them when it has no
+//!   reliable reader); a transient-local KEEP_ALL one keeps them for late joiners until it needs
+//!   the room. When the oldest sample is still
 //!   unacknowledged, a write returns [`WriteBlocked`] and the runtime waits for an ACKNACK.
 
 use std::sync::Arc;
@@ -470,7 +471,11 @@ impl StatefulWriter {
     fn update_acked(&mut self) {
         let last = self.history.last_sn();
         self.min_acked = self.proxies.iter().filter(|p| p.reliable).map(|p| p.acked).min().unwrap_or(last);
-        if matches!(self.history.kind(), HistoryKind::KeepAll { .. }) && self.cfg.durability == Durability::Volatile {
+        // A volatile writer owes nothing to late joiners, so what every reliable reader has (all
+        // of it, with none matched) is dropped at once, KEEP_LAST too: a writer with only
+        // same-process readers or none would otherwise hold `depth` samples (64 MiB for 4 MiB
+        // messages at depth 16) that nobody can ask for.
+        if self.cfg.durability == Durability::Volatile {
             self.history.remove_through(self.min_acked);
         }
     }

@@ -204,7 +204,8 @@ fn heartbeats_are_fast_while_unacknowledged_and_final_once_acknowledged() {
     w.on_timer(t + ms(130), &mut out);
     let hb = heartbeats(&out);
     assert!(hb[0].1.final_flag && hb[0].0 == Dest::All);
-    assert_eq!((hb[0].1.first_sn, hb[0].1.last_sn), (1, 1));
+    // The acknowledged sample is gone from a volatile history: first = last + 1, "none kept".
+    assert_eq!((hb[0].1.first_sn, hb[0].1.last_sn), (2, 1));
 }
 
 #[test]
@@ -449,4 +450,32 @@ fn a_directed_sample_reaches_its_reader_only_and_is_a_gap_for_the_others() {
     out.clear();
     w.match_reader(t, reader(4, false, Durability::TransientLocal), &mut out);
     assert_eq!(data(&out), vec![(Dest::Reader(g(4)), 2, true)]);
+}
+
+#[test]
+fn a_volatile_keep_last_history_holds_only_what_a_reliable_reader_lacks() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(16), Durability::Volatile), t);
+    let mut out = Vec::new();
+    // No reader, then a best-effort one: nobody can ask for a sample again.
+    for k in 0..3 {
+        if k == 1 {
+            w.match_reader(t, reader(1, false, Durability::Volatile), &mut out);
+        }
+        w.write(t, Arc::from(&b"big"[..]), SampleMeta::default(), &mut out).unwrap();
+        assert!(w.history().is_empty(), "write {k}: kept {}", w.history().len());
+    }
+    // A reliable reader: kept until it acknowledges.
+    w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
+    w.write(t, Arc::from(&b"x"[..]), SampleMeta::default(), &mut out).unwrap();
+    w.write(t, Arc::from(&b"y"[..]), SampleMeta::default(), &mut out).unwrap();
+    assert_eq!((w.history().first_sn(), w.history().len()), (4, 2));
+    w.on_acknack(t, g(2), &acknack(5, &[], 1), &mut out);
+    assert_eq!((w.history().first_sn(), w.history().len()), (5, 1));
+    // The transient-local KEEP_LAST writer keeps its depth for late joiners.
+    let mut tl = StatefulWriter::new(cfg(HistoryKind::KeepLast(2), Durability::TransientLocal), t);
+    for _ in 0..3 {
+        tl.write(t, Arc::from(&b"z"[..]), SampleMeta::default(), &mut out).unwrap();
+    }
+    assert_eq!(tl.history().len(), 2);
 }

@@ -30,9 +30,10 @@ const STATUS_COUNT: usize = 9;
 pub(crate) struct Events {
     pub(crate) waiters: Waiters,
     board: Mutex<Board>,
-    /// `Board::changed`, stored under the board's lock after each change: wait sets poll it
-    /// without the lock (a poll that sees an old value is followed by the notify of the change).
-    changed_now: AtomicU32,
+    /// The statuses changed since they were last read. Changed only under the board's lock (so a
+    /// status and its bit move together); read without it, because wait sets poll it lock-free (a
+    /// poll that sees an old value is followed by the notify of the change).
+    changed: AtomicU32,
     data_listener: ListenerSlot<DataListener>,
     status_listener: ListenerSlot<StatusListener>,
 }
@@ -40,8 +41,6 @@ pub(crate) struct Events {
 #[derive(Default)]
 struct Board {
     statuses: [Status; STATUS_COUNT],
-    /// The statuses changed since they were last read.
-    changed: StatusMask,
 }
 
 enum Call {
@@ -89,8 +88,7 @@ impl Events {
         {
             let mut b = lock(&self.board);
             f(&mut b.statuses[i]);
-            b.changed |= kind;
-            self.changed_now.store(b.changed, Ordering::SeqCst);
+            self.changed.fetch_or(kind, Ordering::SeqCst);
         }
         self.waiters.notify();
         if self.status_listener.is_set() {
@@ -100,11 +98,11 @@ impl Events {
 
     /// Whether a status in `mask` changed since it was last read.
     pub(crate) fn changed(&self, mask: StatusMask) -> bool {
-        self.changed_now.load(Ordering::SeqCst) & mask != 0
+        self.changed.load(Ordering::SeqCst) & mask != 0
     }
 
     pub(crate) fn changes(&self) -> StatusMask {
-        lock(&self.board).changed
+        self.changed.load(Ordering::SeqCst)
     }
 
     /// Reads status number `index` (a bit position), resetting its changes.
@@ -114,8 +112,7 @@ impl Events {
         let out = *s;
         s.total_count_change = 0;
         s.current_count_change = 0;
-        b.changed &= !(1 << index);
-        self.changed_now.store(b.changed, Ordering::SeqCst);
+        self.changed.fetch_and(!(1 << index), Ordering::SeqCst);
         out
     }
 

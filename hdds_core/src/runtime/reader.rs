@@ -89,6 +89,10 @@ pub(crate) struct ReaderShared {
     /// Arrivals refused because the KEEP_ALL history held `keep_all_max` untaken samples
     /// ([`Reader::history_refusals`]).
     history_refused: AtomicU64,
+    /// A reliable KEEP_ALL history holds `keep_all_max` untaken samples: set by
+    /// [`ReaderShared::note_fill`] in the critical sections that change the history's length, so
+    /// that the per-sample full-check ([`ReaderShared::keeps_all_and_is_full`]) takes no lock.
+    full: AtomicBool,
     /// The application takes loans ([`Reader::take_loan`]): same-host samples stay in their
     /// writer's ring, pinned, until taken (runtime/reader_loan.rs).
     pub(crate) loans: AtomicBool,
@@ -167,6 +171,7 @@ impl Reader {
             deadline: Deadline::new(qos.deadline),
             filter: Mutex::new(None),
             history_refused: AtomicU64::new(0),
+            full: AtomicBool::new(false),
             loans: AtomicBool::new(false),
         });
         if shared.deadline.is_some() {
@@ -225,6 +230,7 @@ impl Reader {
             }
         }
         crate::capacity::release_burst(&mut st.queue);
+        self.shared.note_fill(&st);
         let room_waiters = st.room_waiters;
         drop(st);
         if s.is_some() && room_waiters > 0 {
@@ -356,7 +362,9 @@ impl Reader {
         // Filter lock, then history lock; delivery takes them one after the other, never nested.
         let mut slot = lock(&self.shared.filter);
         if let Some(f) = &filter {
-            self.shared.lock().queue.retain(|s| !s.info.valid_data || f(s.payload()));
+            let mut st = self.shared.lock();
+            st.queue.retain(|s| !s.info.valid_data || f(s.payload()));
+            self.shared.note_fill(&st);
         }
         *slot = filter;
     }
@@ -397,11 +405,18 @@ impl ReaderShared {
     }
 
     /// A reliable KEEP_ALL reader holding `keep_all_max` untaken samples: reliable KEEP_ALL
-    /// writers of this process wait for it ([`Self::wait_room`]).
+    /// writers of this process wait for it ([`Self::wait_room`]). Lock-free: the answer as of the
+    /// last change of the history's length (a racing one is settled by `wait_room`'s own check,
+    /// or by the writer's resend for a sample refused over the network).
     pub(crate) fn keeps_all_and_is_full(&self) -> bool {
-        self.qos.reliability == Reliability::Reliable
-            && self.qos.depth().is_none()
-            && self.queue_len() >= self.keep_all_max
+        self.full.load(Ordering::Relaxed)
+    }
+
+    /// Call under the history lock after the history's length changed: keeps `full` current.
+    fn note_fill(&self, st: &ReaderState) {
+        if self.qos.reliability == Reliability::Reliable && self.qos.depth().is_none() {
+            self.full.store(st.queue.len() >= self.keep_all_max, Ordering::Relaxed);
+        }
     }
 
     /// Waits until the history has room or `until` passes; false on time-out.
@@ -455,6 +470,7 @@ impl ReaderShared {
             return false;
         }
         instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
+        self.note_fill(&st);
         drop(st);
         self.events.sample_added();
         if let Some(d) = &self.deadline {
@@ -616,10 +632,15 @@ impl ReaderShared {
         let mut p = lock(self.port.as_ref()?);
         let before = p.reassembly_over_limit();
         p.input(now, writer, input, out, |d| *delivered |= self.deliver_remote(d, received));
-        counters.fragments_over_limit.fetch_add(p.reassembly_over_limit() - before, Ordering::Relaxed);
-        counters
-            .history_over_limit
-            .fetch_add(self.history_refused.load(Ordering::Relaxed) - refused, Ordering::Relaxed);
+        // Shared by every reader of the participant: touched only when there is something to add.
+        let over = p.reassembly_over_limit() - before;
+        if over > 0 {
+            counters.fragments_over_limit.fetch_add(over, Ordering::Relaxed);
+        }
+        let refused = self.history_refused.load(Ordering::Relaxed) - refused;
+        if refused > 0 {
+            counters.history_over_limit.fetch_add(refused, Ordering::Relaxed);
+        }
         let lost = p.take_lost();
         let next = p.next_deadline();
         drop(p);

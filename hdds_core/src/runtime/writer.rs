@@ -190,12 +190,20 @@ impl Writer {
     /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
     /// (`payload` is then the serialized key; see [`super::instances`]).
     pub(crate) fn write_change(&self, payload: &[u8], options: &WriteOptions, change: WriteChange) -> Result<i64> {
-        self.write_inner(payload, options, change, false)
+        self.write_inner(payload, None, options, change, false)
     }
 
     /// [`Writer::write_change`]; `in_ring` when `payload` already sits in the ring (a loaned
-    /// sample, [`WriterLoan`]).
-    fn write_inner(&self, payload: &[u8], options: &WriteOptions, change: WriteChange, in_ring: bool) -> Result<i64> {
+    /// sample, [`WriterLoan`]); `owned` when `payload` is already the sample's own buffer (it is
+    /// then shared, not copied: [`Writer::write_into`]).
+    fn write_inner(
+        &self,
+        payload: &[u8],
+        owned: Option<Arc<[u8]>>,
+        options: &WriteOptions,
+        change: WriteChange,
+        in_ring: bool,
+    ) -> Result<i64> {
         let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         if self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none() {
             self.wait_intra_room(blocking_until)?;
@@ -215,7 +223,7 @@ impl Writer {
                 )));
             }
         }
-        let data = self.shared.heap_copy(&st, payload);
+        let data = owned.unwrap_or_else(|| self.shared.heap_copy(&st, payload));
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
             related_sample_identity: options.related_sample_identity,

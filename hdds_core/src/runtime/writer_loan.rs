@@ -2,12 +2,14 @@
 //! same-host readers will get the sample, the buffer is the next slot of the writer's
 //! shared-memory ring, so the payload is written once and never copied on the way to them.
 
+use std::mem::MaybeUninit;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::super::instances::WriteChange;
 use super::super::sample::WriteOptions;
 use super::Writer;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 
 /// A sample buffer lent by [`Writer::loan`]: fill it, then [`WriterLoan::publish`]. Dropping it
 /// unpublished gives the buffer back.
@@ -52,6 +54,46 @@ impl Writer {
     }
 }
 
+impl Writer {
+    /// [`Writer::write_with`] of a sample serialized straight into the buffer the sample will own
+    /// (the one same-process readers share): `fill` gets `len` uninitialized bytes, writes the
+    /// serialized sample (encapsulation header included) at their start and returns how many
+    /// bytes it wrote. Nothing is written when `fill` fails. Saves the copy [`Writer::write`]
+    /// makes of a sample serialized elsewhere.
+    ///
+    /// # Safety
+    /// When `fill` returns `Ok(n)`, it has initialized the first `n` bytes of its buffer (n may
+    /// be less than `len`; more is an error).
+    pub unsafe fn write_into(
+        &self,
+        len: usize,
+        options: &WriteOptions,
+        fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<usize>,
+    ) -> Result<i64> {
+        // One allocation of `len` bytes, not initialized (a trusted-length iterator).
+        let mut buf: Arc<[MaybeUninit<u8>]> = std::iter::repeat_with(MaybeUninit::uninit).take(len).collect();
+        let Some(bytes) = Arc::get_mut(&mut buf) else {
+            return Err(Error::new(ErrorKind::Io, "write_into: a new buffer is shared (cannot happen)"));
+        };
+        let written = fill(bytes)?;
+        if written > len {
+            return Err(Error::bad_argument(format!(
+                "write_into: the sample filler says it wrote {written} bytes into a {len}-byte buffer"
+            )));
+        }
+        let data: Arc<[u8]> = if written == len {
+            // SAFETY: MaybeUninit<u8> has the layout of u8, and `fill` initialized all `len` bytes
+            // (this function's contract); the pointer came from Arc::into_raw of the same
+            // allocation, now read as [u8].
+            unsafe { Arc::from_raw(Arc::into_raw(buf) as *const [u8]) }
+        } else {
+            // SAFETY: as above, for the first `written` bytes only; copied out as they are.
+            Arc::from(unsafe { &*(&buf[..written] as *const [MaybeUninit<u8>] as *const [u8]) })
+        };
+        self.write_inner(&Arc::clone(&data), Some(data), options, WriteChange::default(), false)
+    }
+}
+
 impl WriterLoan<'_> {
     /// The buffer to fill (the serialized sample, encapsulation header included).
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
@@ -92,9 +134,9 @@ impl WriterLoan<'_> {
             Buf::Ring { ptr, len } => {
                 // SAFETY: as in as_mut_slice; shared for the duration of the write only.
                 let bytes = unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) };
-                self.writer.write_inner(bytes, options, WriteChange::default(), true)
+                self.writer.write_inner(bytes, None, options, WriteChange::default(), true)
             }
-            Buf::Heap(v) => self.writer.write_inner(v, options, WriteChange::default(), false),
+            Buf::Heap(v) => self.writer.write_inner(v, None, options, WriteChange::default(), false),
         };
         self.published = r.is_ok();
         r

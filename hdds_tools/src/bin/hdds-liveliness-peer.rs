@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L [--kind topic|participant]
-//!                      [--assert-ms P] [--assert-for S] [--timeout S]
+//!                      [--assert-ms P] [--assert-for S] [--timeout S] [network options]
 //! ```
 //!
 //! - writer: one MANUAL_BY_TOPIC (or, `--kind participant`, MANUAL_BY_PARTICIPANT) reliable writer
@@ -15,7 +15,8 @@
 //! - reader: prints each change of LIVELINESS_CHANGED as `LIVELINESS alive=A not_alive=N t=...`
 //!   and stops once the writer it matched is gone (`GONE`), or at the timeout (exit 1).
 //!
-//! Localhost-only, every wait bounded by `--timeout`.
+//! Network: the tools' options (hdds_tools::NetOpts); localhost-only unless given an interface.
+//! Every wait is bounded by `--timeout`. Exit 2 on a usage or DDS error.
 
 use std::process::ExitCode;
 use std::thread;
@@ -23,18 +24,24 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hdds_core::qos::{Liveliness, LivelinessKind};
 use hdds_core::runtime::status::{LIVELINESS_CHANGED, SUBSCRIPTION_MATCHED};
-use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos};
-use hdds_tools::interop::BLOB_TYPE;
+use hdds_core::{Participant, Qos};
+use hdds_tools::interop::{self, BLOB_TYPE};
+use hdds_tools::net::{NET_FLAGS, NET_HELP, NET_OPTIONS};
+use hdds_tools::{usage_error, Args, NetOpts};
 
-const USAGE: &str = "usage: hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L \
-                     [--kind topic|participant] [--assert-ms P] [--assert-for S] [--timeout S]";
+const HELP: &str = "\
+hdds-liveliness-peer writer|reader --topic T --lease-ms L [options] [network options]
+  --lease-ms L      the liveliness lease in milliseconds (required)
+  --kind K          topic (MANUAL_BY_TOPIC, default) or participant (MANUAL_BY_PARTICIPANT)
+  --assert-ms P     writer: assert every P ms (default 100)
+  --assert-for S    writer: assert for S seconds (default 2)
+  --timeout S       give up after S seconds (default 20)
+network options:";
 
-/// A Blob { seq: 1, data: [] } in XCDR1 little endian.
-const ONE_SAMPLE: &[u8] = &[0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+const OPTIONS: &[&str] = &["topic", "lease-ms", "kind", "assert-ms", "assert-for", "timeout"];
 
 struct Opts {
     writer: bool,
-    domain: u32,
     topic: String,
     lease: Duration,
     kind: LivelinessKind,
@@ -43,48 +50,45 @@ struct Opts {
     timeout: Duration,
 }
 
-fn parse(args: &[String]) -> Result<Opts, String> {
-    let role = args.first().ok_or("writer or reader?")?;
-    let writer = match role.as_str() {
-        "writer" => true,
-        "reader" => false,
-        r => return Err(format!("unknown role {r:?}")),
+/// `ms` milliseconds from option `--name`, which must be positive.
+fn millis(name: &str, ms: f64) -> Duration {
+    if !(ms > 0.0 && ms.is_finite()) {
+        usage_error(&format!("--{name} must be a positive number of milliseconds"));
+    }
+    Duration::from_secs_f64(ms / 1000.0)
+}
+
+fn seconds(args: &Args, name: &str, default: f64) -> Duration {
+    let s: f64 = args.value(name, default);
+    if !(s >= 0.0 && s.is_finite()) {
+        usage_error(&format!("--{name} must be a number of seconds >= 0"));
+    }
+    Duration::from_secs_f64(s)
+}
+
+fn parse(mode: Option<&str>, args: &Args) -> Opts {
+    let writer = match mode {
+        Some("writer") => true,
+        Some("reader") => false,
+        Some(other) => usage_error(&format!("unknown role {other:?}: expected writer or reader")),
+        None => usage_error("writer or reader?"),
     };
-    let mut o = Opts {
+    let topic: String = args.maybe("topic").unwrap_or_else(|| usage_error("--topic is required"));
+    let lease = args.maybe("lease-ms").unwrap_or_else(|| usage_error("--lease-ms is required"));
+    let kind = match args.value("kind", "topic".to_string()).as_str() {
+        "topic" => LivelinessKind::ManualByTopic,
+        "participant" => LivelinessKind::ManualByParticipant,
+        other => usage_error(&format!("--kind: topic or participant, not {other:?}")),
+    };
+    Opts {
         writer,
-        domain: 0,
-        topic: String::new(),
-        lease: Duration::ZERO,
-        kind: LivelinessKind::ManualByTopic,
-        assert_every: Duration::from_millis(100),
-        assert_for: Duration::from_secs(2),
-        timeout: Duration::from_secs(20),
-    };
-    let mut it = args[1..].iter();
-    while let Some(k) = it.next() {
-        let v = it.next().ok_or_else(|| format!("{k} needs a value"))?;
-        let num = |v: &str| v.parse::<f64>().map_err(|_| format!("{k}: not a number: {v:?}"));
-        match k.as_str() {
-            "--domain" => o.domain = v.parse().map_err(|_| format!("--domain: {v:?}"))?,
-            "--topic" => o.topic = v.clone(),
-            "--lease-ms" => o.lease = Duration::from_secs_f64(num(v)? / 1000.0),
-            "--assert-ms" => o.assert_every = Duration::from_secs_f64(num(v)? / 1000.0),
-            "--assert-for" => o.assert_for = Duration::from_secs_f64(num(v)?),
-            "--timeout" => o.timeout = Duration::from_secs_f64(num(v)?),
-            "--kind" => {
-                o.kind = match v.as_str() {
-                    "topic" => LivelinessKind::ManualByTopic,
-                    "participant" => LivelinessKind::ManualByParticipant,
-                    _ => return Err(format!("--kind: topic or participant, not {v:?}")),
-                }
-            }
-            _ => return Err(format!("unknown option {k}")),
-        }
+        topic,
+        lease: millis("lease-ms", lease),
+        kind,
+        assert_every: millis("assert-ms", args.value("assert-ms", 100.0)),
+        assert_for: seconds(args, "assert-for", 2.0),
+        timeout: seconds(args, "timeout", 20.0),
     }
-    if o.topic.is_empty() || o.lease.is_zero() || o.assert_every.is_zero() {
-        return Err("--topic and --lease-ms are required, --assert-ms must be > 0".into());
-    }
-    Ok(o)
 }
 
 fn say(what: &str) {
@@ -93,25 +97,15 @@ fn say(what: &str) {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let o = match parse(&args) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("hdds-liveliness-peer: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
+    let (mode, args) = Args::with_mode_from_env();
+    if args.flag("help") {
+        println!("{HELP}\n{NET_HELP}");
+        return ExitCode::SUCCESS;
+    }
+    args.check_known(&[OPTIONS, NET_OPTIONS].concat(), NET_FLAGS);
+    let o = parse(mode.as_deref(), &args);
+    let p = NetOpts::parse(&args).participant();
     let end = Instant::now() + o.timeout;
-    let p = match Participant::with_network(
-        ParticipantConfig { domain_id: o.domain, ..Default::default() },
-        NetworkConfig::localhost(),
-    ) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("hdds-liveliness-peer: cannot create the participant: {e}");
-            return ExitCode::from(2);
-        }
-    };
     let qos = Qos { liveliness: Liveliness { kind: o.kind, lease_duration: o.lease }, ..Qos::default() };
     let code = if o.writer { writer(&o, &p, qos, end) } else { reader(&o, &p, qos, end) };
     ExitCode::from(code)
@@ -141,8 +135,11 @@ fn writer(o: &Opts, p: &Participant, qos: Qos, end: Instant) -> u8 {
     }
     w.assert_liveliness();
     say("ASSERTED_UNTIL");
+    // Blob { seq: 1, data: [] }, as the Cyclone peer writes.
+    let mut sample = Vec::new();
+    interop::encode_sample(&mut sample, false, 0, 1, 0);
     thread::sleep(o.lease * 3);
-    if let Err(e) = w.write(ONE_SAMPLE) {
+    if let Err(e) = w.write(&sample) {
         eprintln!("hdds-liveliness-peer: write failed: {e}");
         return 2;
     }

@@ -5,7 +5,6 @@
 #include <new>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "detail/gid.hpp"
 #include "detail/names.hpp"
@@ -108,23 +107,42 @@ rmw_ret_t Publisher::write(const uint8_t * data, size_t len) const
 
 rmw_ret_t Publisher::publish(const void * ros_message) const
 {
-  // One buffer per thread, kept between calls: publishing allocates only when a message is
-  // larger than any this thread has published before.
-  thread_local std::vector<uint8_t> buffer;
   size_t size = 0;
   rmw_ret_t ret = type_support_.serialized_size(ros_message, &size);
   if (ret != RMW_RET_OK) {
     return ret;
   }
-  if (buffer.size() < size) {
-    buffer.resize(size);
+  // Serialized straight into the buffer the engine keeps for the sample (no copy).
+  struct Fill
+  {
+    const MessageTypeSupport & type_support;
+    const void * message;
+    rmw_ret_t ret;
+  };
+  Fill fill{type_support_, ros_message, RMW_RET_ERROR};
+  const HddsRet r = hdds_writer_write_into(
+    writer_.get(), size, [](void * user, uint8_t * buf, size_t len, size_t * written) {
+      // The engine calls back on this thread; no exception may unwind into it.
+      Fill & f = *static_cast<Fill *>(user);
+      try {
+        f.ret = f.type_support.serialize(f.message, buf, len, written);
+      } catch (const std::bad_alloc &) {
+        RMW_SET_ERROR_MSG("rmw_hdds: out of memory serializing a message");
+        f.ret = RMW_RET_BAD_ALLOC;
+      } catch (...) {
+        RMW_SET_ERROR_MSG("rmw_hdds: unexpected exception serializing a message");
+        f.ret = RMW_RET_ERROR;
+      }
+      return f.ret == RMW_RET_OK;
+    }, &fill, nullptr);
+  if (r == HDDS_RET_OK) {
+    return RMW_RET_OK;
   }
-  size_t written = 0;
-  ret = type_support_.serialize(ros_message, buffer.data(), buffer.size(), &written);
-  if (ret != RMW_RET_OK) {
-    return ret;
+  if (fill.ret != RMW_RET_OK) {
+    return fill.ret;  // the serializer set the error
   }
-  return write(buffer.data(), written);
+  RMW_SET_ERROR_MSG(("rmw_hdds: cannot publish: " + last_error()).c_str());
+  return r == HDDS_RET_TIMEOUT ? RMW_RET_TIMEOUT : RMW_RET_ERROR;
 }
 
 rmw_ret_t Publisher::publish_serialized(const rmw_serialized_message_t & message) const

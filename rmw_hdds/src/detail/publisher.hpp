@@ -1,9 +1,9 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
 // A ROS publisher: one DDS writer on the mangled topic ("rt/<name>") with the mapped QoS,
-// registered under its node in the graph. publish() serializes on the caller's thread into a
-// per-thread buffer that is reused (no allocation once it is large enough) and hands it to the
-// engine, which delivers it to same-process readers and sends it on the same thread.
+// registered under its node in the graph. publish() serializes on the caller's thread straight
+// into the buffer the engine keeps for the sample (hdds_writer_write_into: no copy), which it
+// then delivers to same-process readers and sends on the same thread.
 #ifndef RMW_HDDS__DETAIL__PUBLISHER_HPP_
 #define RMW_HDDS__DETAIL__PUBLISHER_HPP_
 

@@ -137,80 +137,83 @@ Subscription::~Subscription()
   reader_.reset();
 }
 
-rmw_ret_t Subscription::take_sample(SampleHandle * out)
+namespace
 {
-  HddsSample * raw = nullptr;
-  const HddsRet r = hdds_reader_take(reader_.get(), &raw);
+// Takes the oldest sample of `reader` and runs `read(data, len, info)` on it in place: the
+// engine's buffer, valid during the call only, so nothing is copied or allocated for the take.
+// *taken is true when a sample was taken and `read` returned RMW_RET_OK; nothing waiting is
+// RMW_RET_OK with *taken false.
+template<typename Read>
+rmw_ret_t take_in_place(const HddsReader * reader, Read & read, bool * taken)
+{
+  struct Call
+  {
+    Read & read;
+    rmw_ret_t ret;
+  };
+  Call call{read, RMW_RET_ERROR};
+  // The engine calls back on this thread; no exception may unwind into it.
+  const HddsRet r = hdds_reader_take_with(
+    reader, [](void * user, const uint8_t * data, size_t len, const HddsSampleInfo * info) {
+      Call & c = *static_cast<Call *>(user);
+      try {
+        c.ret = c.read(data, len, *info);
+      } catch (const std::bad_alloc &) {
+        RMW_SET_ERROR_MSG("rmw_hdds: out of memory reading a taken sample");
+        c.ret = RMW_RET_BAD_ALLOC;
+      } catch (...) {
+        RMW_SET_ERROR_MSG("rmw_hdds: unexpected exception reading a taken sample");
+        c.ret = RMW_RET_ERROR;
+      }
+    }, &call);
+  *taken = false;
   if (r == HDDS_RET_NO_DATA) {
-    out->reset();
     return RMW_RET_OK;
   }
   if (r != HDDS_RET_OK) {
     RMW_SET_ERROR_MSG(("rmw_hdds: cannot take: " + last_error()).c_str());
     return RMW_RET_ERROR;
   }
-  out->reset(raw);
-  return RMW_RET_OK;
+  *taken = call.ret == RMW_RET_OK;
+  return call.ret;
 }
-
-rmw_ret_t Subscription::read_sample(
-  const SampleHandle & sample, void * ros_message, rmw_message_info_t * info)
-{
-  size_t len = 0;
-  const uint8_t * data = hdds_sample_data(sample.get(), &len);
-  if (data == nullptr) {
-    RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
-    return RMW_RET_ERROR;
-  }
-  rmw_ret_t ret = type_support_.deserialize(data, len, ros_message);
-  if (ret != RMW_RET_OK) {
-    return ret;
-  }
-  if (info != nullptr) {
-    HddsSampleInfo si;
-    if (hdds_sample_info(sample.get(), &si) != HDDS_RET_OK) {
-      RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
-      return RMW_RET_ERROR;
-    }
-    fill_message_info(si, info);
-  }
-  return RMW_RET_OK;
-}
+}  // namespace
 
 rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
 {
-  *taken = false;
-  SampleHandle sample;
-  rmw_ret_t ret = take_sample(&sample);
-  if (ret != RMW_RET_OK || !sample) {
-    return ret;
-  }
-  ret = read_sample(sample, ros_message, info);
-  *taken = ret == RMW_RET_OK;
-  return ret;
+  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
+      rmw_ret_t ret = type_support_.deserialize(data, len, ros_message);
+      if (ret == RMW_RET_OK && info != nullptr) {
+        fill_message_info(si, info);
+      }
+      return ret;
+    };
+  return take_in_place(reader_.get(), read, taken);
 }
 
 rmw_ret_t Subscription::take_loaned(void ** msg, rmw_message_info_t * info, bool * taken)
 {
-  *taken = false;
-  SampleHandle sample;
-  rmw_ret_t ret = take_sample(&sample);
-  if (ret != RMW_RET_OK || !sample) {
-    return ret;
-  }
   void * loan = nullptr;
-  ret = loans_->lend(&loan);
-  if (ret != RMW_RET_OK) {
-    return ret;
+  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
+      rmw_ret_t ret = loans_->lend(&loan);
+      if (ret != RMW_RET_OK) {
+        return ret;
+      }
+      ret = type_support_.deserialize(data, len, loan);
+      if (ret != RMW_RET_OK) {
+        loans_->take_back(loan);  // freed as the Returned goes
+        return ret;
+      }
+      if (info != nullptr) {
+        fill_message_info(si, info);
+      }
+      return ret;
+    };
+  rmw_ret_t ret = take_in_place(reader_.get(), read, taken);
+  if (*taken) {
+    *msg = loan;
   }
-  ret = read_sample(sample, loan, info);
-  if (ret != RMW_RET_OK) {
-    loans_->take_back(loan);  // freed as the Returned goes
-    return ret;
-  }
-  *msg = loan;
-  *taken = true;
-  return RMW_RET_OK;
+  return ret;
 }
 
 rmw_ret_t Subscription::return_loan(void * msg)
@@ -225,36 +228,21 @@ rmw_ret_t Subscription::return_loan(void * msg)
 rmw_ret_t Subscription::take_serialized(
   rmw_serialized_message_t * message, rmw_message_info_t * info, bool * taken)
 {
-  *taken = false;
-  SampleHandle sample;
-  rmw_ret_t ret = take_sample(&sample);
-  if (ret != RMW_RET_OK || !sample) {
-    return ret;
-  }
-  size_t len = 0;
-  const uint8_t * data = hdds_sample_data(sample.get(), &len);
-  if (data == nullptr) {
-    RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
-    return RMW_RET_ERROR;
-  }
-  if (message->buffer_capacity < len) {
-    ret = rmw_serialized_message_resize(message, len);
-    if (ret != RMW_RET_OK) {
-      return ret;
-    }
-  }
-  std::memcpy(message->buffer, data, len);
-  message->buffer_length = len;
-  if (info != nullptr) {
-    HddsSampleInfo si;
-    if (hdds_sample_info(sample.get(), &si) != HDDS_RET_OK) {
-      RMW_SET_ERROR_MSG(("rmw_hdds: " + last_error()).c_str());
-      return RMW_RET_ERROR;
-    }
-    fill_message_info(si, info);
-  }
-  *taken = true;
-  return RMW_RET_OK;
+  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
+      if (message->buffer_capacity < len) {
+        rmw_ret_t ret = rmw_serialized_message_resize(message, len);
+        if (ret != RMW_RET_OK) {
+          return ret;
+        }
+      }
+      std::memcpy(message->buffer, data, len);
+      message->buffer_length = len;
+      if (info != nullptr) {
+        fill_message_info(si, info);
+      }
+      return RMW_RET_OK;
+    };
+  return take_in_place(reader_.get(), read, taken);
 }
 
 rmw_ret_t Subscription::take_sequence(

@@ -1,8 +1,9 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
 // A ROS subscription: one DDS reader on the mangled topic with the mapped QoS, registered under
-// its node in the graph. take*() run on the caller's thread: the engine hands over the sample's
-// CDR bytes, deserialized straight into the caller's message.
+// its node in the graph. take*() run on the caller's thread: the engine shows the sample's CDR
+// bytes in place (hdds_reader_take_with: no copy, no handle allocated), deserialized straight
+// into the caller's message.
 //
 // The new-message callback (rmw_subscription_set_on_new_message_callback) is called by the
 // engine's data listener on the thread that delivered the sample (detail/data_callback.hpp: once
@@ -86,10 +87,6 @@ public:
 
 private:
   Subscription(Node & node, ReaderHandle reader, const MessageTypeSupport & type_support);
-  // The next sample, or nullptr when none is waiting (RMW_RET_OK) or on failure.
-  rmw_ret_t take_sample(SampleHandle * out);
-  // Deserializes the sample into `ros_message` and fills `info` unless it is null.
-  rmw_ret_t read_sample(const SampleHandle & sample, void * ros_message, rmw_message_info_t * info);
   static bool filter_sample(const void * user, const uint8_t * data, size_t len);
   // Puts `filter` (nullptr: none) in the engine reader and keeps it. Call with filter_mutex_ held.
   rmw_ret_t install_filter(std::unique_ptr<ContentFilter> filter);

@@ -25,6 +25,7 @@ mod receive;
 pub(crate) mod sedp;
 pub(crate) mod send;
 pub(crate) mod shm;
+mod shm_fallback;
 pub(crate) mod spdp;
 pub(crate) mod timer;
 pub(crate) mod writer_leases;
@@ -125,6 +126,10 @@ pub struct NetStats {
     /// Same-host endpoints we could not attach to (their segment could not be opened, or a ring
     /// serves too many readers already).
     pub shm_attach_failures: u64,
+    /// Same-host reader-writer pairs that use UDP because the reader could not attach to the
+    /// writer's ring: counted by the reader's participant when its attach fails, and by the
+    /// writer's when it moves that reader from its ring to UDP.
+    pub shm_udp_fallbacks: u64,
     /// Segments of dead processes removed.
     pub shm_segments_reclaimed: u64,
     /// Times the participant's shared-memory reader thread woke up (a ring while no application
@@ -156,6 +161,7 @@ pub(crate) struct Counters {
     endpoints_over_limit: AtomicU64,
     pub(crate) fragments_over_limit: AtomicU64,
     pub(crate) history_over_limit: AtomicU64,
+    shm_udp_fallbacks: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -197,6 +203,10 @@ pub(crate) struct Network {
     pub(crate) graph: Arc<Graph>,
     /// Shared memory with same-host peers (`None` when off or unavailable).
     pub(crate) shm: Option<Arc<shm::ShmPort>>,
+    /// Our readers' requests for UDP to same-host writers whose ring they could not open, sent
+    /// again a few times (shm_fallback.rs). Taken before the `readers` map, never with an
+    /// endpoint lock held.
+    pub(crate) udp_asks: Mutex<Vec<shm_fallback::UdpAsk>>,
     silenced: AtomicBool,
     /// Set once the goodbye (disposals) is sent: nothing more goes out.
     closed: AtomicBool,
@@ -312,6 +322,7 @@ impl Network {
             discovery: Mutex::new(sedp::Db::default()),
             graph,
             shm,
+            udp_asks: Mutex::new(Vec::new()),
             silenced: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             recv_stop: receiver.stop_handle(),
@@ -394,6 +405,7 @@ impl Network {
             shm_samples_read: s(|c| &c.samples_read),
             shm_samples_lost: s(|c| &c.samples_lost),
             shm_attach_failures: s(|c| &c.attach_failures),
+            shm_udp_fallbacks: g(&c.shm_udp_fallbacks),
             shm_segments_reclaimed: s(|c| &c.segments_reclaimed),
             shm_reader_thread_wakeups: s(|c| &c.reader_thread_wakeups),
         }
@@ -500,6 +512,7 @@ impl Network {
         let mut next = self.spdp_on_timer(now, &mut out);
         next = min_deadline(next, self.expire_leases(now, &mut out));
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
+        next = min_deadline(next, self.ask_for_udp_again(now, &mut out));
         let writers: Vec<_> = read(&self.writers).values().cloned().collect();
         for w in writers {
             next = min_deadline(next, w.net_on_timer(self, now, &mut out));

@@ -238,10 +238,10 @@ pub(crate) fn participant_message_kind(payload: &[u8], from: GuidPrefix) -> Opti
 }
 
 /// A remote endpoint and the local ones it is matched with.
-struct Remote<T> {
-    data: T,
-    addr: SocketAddr,
-    matched: Vec<EntityId>,
+pub(super) struct Remote<T> {
+    pub(super) data: T,
+    pub(super) addr: SocketAddr,
+    pub(super) matched: Vec<EntityId>,
 }
 
 /// What discovery knows: our endpoints as announced, and the remote ones.
@@ -250,10 +250,13 @@ pub(crate) struct Db {
     local_writers: HashMap<EntityId, DiscoveredWriterData>,
     local_readers: HashMap<EntityId, DiscoveredReaderData>,
     remote_writers: HashMap<Guid, Remote<DiscoveredWriterData>>,
-    remote_readers: HashMap<Guid, Remote<DiscoveredReaderData>>,
+    pub(super) remote_readers: HashMap<Guid, Remote<DiscoveredReaderData>>,
+    /// (local writer, remote reader) pairs whose reader asked for UDP before we discovered it: it
+    /// could not attach to the writer's ring (shm_fallback.rs).
+    pub(super) udp_readers: Vec<(EntityId, Guid)>,
 }
 
-fn matched_reader(r: &DiscoveredReaderData) -> MatchedReader {
+pub(super) fn matched_reader(r: &DiscoveredReaderData) -> MatchedReader {
     MatchedReader {
         guid: r.guid,
         reliable: r.qos.reliability == Reliability::Reliable,
@@ -323,10 +326,12 @@ impl Network {
             Err(_) => bump(&self.counters.malformed_discovery),
         }
         let now = Instant::now();
-        for rr in db.remote_readers.values_mut().filter(|r| r.data.topic_name == data.topic_name) {
+        let Db { remote_readers, udp_readers, .. } = &mut *db;
+        for rr in remote_readers.values_mut().filter(|r| r.data.topic_name == data.topic_name) {
             match check_match(&data, &rr.data) {
                 Ok(()) => {
-                    let next = self.match_remote_reader(w, now, matched_reader(&rr.data), rr.addr, &mut out);
+                    let udp = self.asked_for_udp(udp_readers, w.guid.entity_id, rr.data.guid);
+                    let next = self.match_remote_reader(w, now, matched_reader(&rr.data), rr.addr, udp, &mut out);
                     self.timer.schedule(next);
                     rr.matched.push(w.guid.entity_id);
                 }
@@ -385,11 +390,11 @@ impl Network {
             false
         });
         if via_shm {
-            if !self.shm_attached(r, writer) {
-                // Attaching failed (counted in NetStats::shm_attach_failures): nothing to time.
-                self.writer_leases.forget_pair(writer, r);
-            }
             return;
+        }
+        if self.shm_peer(writer.prefix) {
+            // A same-host writer whose ring we could not attach to: UDP instead (shm_fallback.rs).
+            self.reader_falls_back_to_udp(r, writer, addr, out);
         }
         let mut routes = write(&self.routes);
         let v = routes.entry(writer).or_default();
@@ -558,11 +563,13 @@ impl Network {
             None => {}
         }
         let mut matched = Vec::new();
-        for (eid, local) in db.local_writers.iter().filter(|(_, w)| w.topic_name == rd.topic_name) {
+        let Db { local_writers, udp_readers, .. } = &mut *db;
+        for (eid, local) in local_writers.iter().filter(|(_, w)| w.topic_name == rd.topic_name) {
             let Some(w) = read(&self.writers).get(eid).cloned() else { continue };
             match check_match(local, &rd) {
                 Ok(()) => {
-                    let next = self.match_remote_reader(&w, now, matched_reader(&rd), addr, out);
+                    let udp = self.asked_for_udp(udp_readers, *eid, rd.guid);
+                    let next = self.match_remote_reader(&w, now, matched_reader(&rd), addr, udp, out);
                     self.timer.schedule(next);
                     matched.push(*eid);
                 }
@@ -587,6 +594,7 @@ impl Network {
     }
 
     fn forget_remote_reader(&self, db: &mut Db, guid: Guid) {
+        db.udp_readers.retain(|(_, r)| *r != guid);
         let Some(rr) = db.remote_readers.remove(&guid) else { return };
         self.graph.endpoint_changed(endpoint_info(&rr.data, true), false, false);
         for eid in rr.matched {
@@ -602,6 +610,7 @@ impl Network {
         for g in writers {
             self.forget_remote_writer(db, g);
         }
+        db.udp_readers.retain(|(_, r)| r.prefix != prefix);
         let readers: Vec<Guid> = db.remote_readers.keys().filter(|g| g.prefix == prefix).copied().collect();
         for g in readers {
             self.forget_remote_reader(db, g);

@@ -312,16 +312,18 @@ impl Network {
     }
 
     /// Matches local writer `w` with remote reader `r`: through the writer's ring for a same-host
-    /// peer, else through the RTPS machine. Returns the machine's next deadline.
+    /// peer, unless the reader asked for UDP (`udp`: it could not attach, shm_fallback.rs), else
+    /// through the RTPS machine. Returns the machine's next deadline.
     pub(crate) fn match_remote_reader(
         &self,
         w: &WriterShared,
         now: Instant,
         r: MatchedReader,
         addr: std::net::SocketAddr,
+        udp: bool,
         out: &mut Outbox,
     ) -> Option<Instant> {
-        if let (Some(port), Some(_)) = (&self.shm, &w.shm) {
+        if let (Some(port), Some(_), false) = (&self.shm, &w.shm, udp) {
             if self.shm_peer(r.guid.prefix) {
                 match w.shm_match_reader(r.guid, r.reliable, r.durability == Durability::TransientLocal) {
                     Ok(true) => w.reader_matched(1),
@@ -343,7 +345,8 @@ impl Network {
     }
 
     /// Attaches local reader `r` to remote writer `writer` (which is `alive` or not) if their
-    /// participants share memory; false when the UDP path must be used.
+    /// participants share memory; false when the UDP path must be used: not a same-host peer, or
+    /// its ring could not be opened (counted; shm_fallback.rs).
     pub(crate) fn shm_attach(&self, r: &Arc<ReaderShared>, writer: Guid, alive: bool) -> bool {
         let Some(port) = &self.shm else { return false };
         if !self.shm_peer(writer.prefix) {
@@ -355,7 +358,11 @@ impl Network {
                 r.writer_matched(1, alive);
             }
             Ok(false) => {}
-            Err(_) => bump(&port.counters.attach_failures, 1),
+            Err(e) => {
+                bump(&port.counters.attach_failures, 1);
+                super::shm_fallback::log_once(&e);
+                return false;
+            }
         }
         true
     }

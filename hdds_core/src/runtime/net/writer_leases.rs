@@ -124,18 +124,6 @@ impl WriterLeases {
         self.tracked.load(Ordering::Acquire) > 0
     }
 
-    /// Reader `reader` turned out not to count remote `writer` after all (its match failed).
-    pub(crate) fn forget_pair(&self, writer: Guid, reader: &Arc<ReaderShared>) {
-        let mut m = lock(&self.entries);
-        if let Some(e) = m.get_mut(&writer) {
-            e.readers.retain(|r| !Arc::ptr_eq(r, reader));
-            if e.readers.is_empty() {
-                m.remove(&writer);
-            }
-        }
-        self.tracked.store(m.len(), Ordering::Release);
-    }
-
     /// Remote `writer` is gone: forgets its lease; whether it was alive (true if untracked).
     pub(crate) fn remove_writer(&self, writer: Guid) -> bool {
         if self.tracked.load(Ordering::Acquire) == 0 {
