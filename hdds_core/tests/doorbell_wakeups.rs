@@ -60,3 +60,35 @@ fn samples_for_a_waiting_thread_do_not_wake_the_reader_thread() {
     let wakeups = after.shm_reader_thread_wakeups - before.shm_reader_thread_wakeups;
     assert!(wakeups < u64::from(SAMPLES) / 3, "the reader thread woke {wakeups} times for {SAMPLES} samples");
 }
+
+/// `Reader::wait_for_data` keeps one wait set per reader between waits; a second thread waiting on
+/// the same reader at the same time gets one of its own, and both wake for a sample.
+#[test]
+fn two_threads_waiting_on_one_reader_both_wake() {
+    let shm = |c: &mut hdds_core::NetworkConfig| c.shared_memory = SharedMemoryConfig::default();
+    let (pa, pb) = (net_participant(194, shm), net_participant(194, shm));
+    let qos = Qos { history: History::KeepLast(4), ..Qos::default() };
+    let w = pa.create_writer("two-waiters", T, qos).unwrap();
+    let r = pb.create_reader("two-waiters", T, qos).unwrap();
+    assert!(wait_until(Duration::from_secs(10), || w.matched_reader_count() == 1 && r.matched_writer_count() == 1));
+    assert!(pb.network_stats().unwrap().shm_active, "this test needs a usable /dev/shm");
+    std::thread::scope(|sc| {
+        let waiters: Vec<_> = (0..2).map(|_| sc.spawn(|| r.wait_for_data(Duration::from_secs(5)))).collect();
+        std::thread::sleep(Duration::from_millis(50));
+        w.write(&[1u8; 64]).unwrap();
+        for t in waiters {
+            assert!(t.join().unwrap(), "a waiter was not woken by the sample");
+        }
+    });
+    // And again, each reusing what it used (the reader's own wait set, then a new one).
+    let s = r.take().expect("the sample");
+    assert_eq!(s.data.len(), 64);
+    std::thread::scope(|sc| {
+        let waiters: Vec<_> = (0..2).map(|_| sc.spawn(|| r.wait_for_data(Duration::from_secs(5)))).collect();
+        std::thread::sleep(Duration::from_millis(50));
+        w.write(&[2u8; 64]).unwrap();
+        for t in waiters {
+            assert!(t.join().unwrap());
+        }
+    });
+}

@@ -40,6 +40,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("shm.slots", "sample slots per writer ring"),
     ("shm.max_readers", "same-host readers one writer's ring can serve"),
     ("shm.spin_us", "microseconds a waiting reader polls before sleeping (0 to 1000), or busy"),
+    ("shm.handoff_us", "microseconds a sample may wait for the application thread that drains it (0 to 100000)"),
     ("limits.max_remote_participants", "remote participants kept; more are dropped and counted"),
     ("limits.max_remote_endpoints", "remote writers and readers kept; more are dropped and counted"),
     ("limits.keep_all_max_samples", "history cap of KEEP_ALL writers and readers"),
@@ -110,6 +111,7 @@ pub struct Settings {
     pub shm_slots: Option<usize>,
     pub shm_max_readers: Option<usize>,
     pub shm_spin: Option<Duration>,
+    pub shm_handoff: Option<Duration>,
     pub max_remote_participants: Option<usize>,
     pub max_remote_endpoints: Option<usize>,
     pub keep_all_max_samples: Option<usize>,
@@ -226,6 +228,7 @@ fn parse_in(text: &str, origin: &str, unit: &str) -> Result<Settings> {
                     })? as u64)
                 })
             }
+            "shm.handoff_us" => s.shm_handoff = Some(Duration::from_micros(count(0, 100_000)? as u64)),
             "limits.max_remote_participants" => s.max_remote_participants = Some(count(1, 1 << 24)?),
             "limits.max_remote_endpoints" => s.max_remote_endpoints = Some(count(1, 1 << 28)?),
             "limits.keep_all_max_samples" => s.keep_all_max_samples = Some(count(1, 1 << 24)?),
@@ -277,6 +280,7 @@ impl Settings {
         set(&mut shm.slots, self.shm_slots);
         set(&mut shm.max_readers, self.shm_max_readers);
         set(&mut shm.spin, self.shm_spin);
+        set(&mut shm.handoff, self.shm_handoff);
         set(&mut net.max_remote_participants, self.max_remote_participants);
         set(&mut net.max_remote_endpoints, self.max_remote_endpoints);
         let r = &mut net.reassembly;
@@ -305,12 +309,12 @@ mod tests {
     #[test]
     fn every_key_is_read_and_applied() {
         let text = "# comment\n\ntransport = shm , udp  # no intra\nshm.segment_bytes = 16MiB\nshm.slots = 8\n\
-                    shm.max_readers=4\nshm.spin_us = 5\nlimits.max_remote_participants = 10\n\
+                    shm.max_readers=4\nshm.spin_us = 5\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
                     limits.max_remote_endpoints = 1_000\nlimits.keep_all_max_samples = 50\n\
                     limits.reassembly_max_sample_bytes = 1GiB\nlimits.reassembly_max_samples = 3\n\
                     limits.reassembly_max_samples_per_writer = 2\nlimits.reassembly_max_bytes = 64KiB\n";
         let s = parse(text, "f").unwrap();
-        assert_eq!(KEYS.len(), 12);
+        assert_eq!(KEYS.len(), 13);
         let mut pc = ParticipantConfig::default();
         let mut net = NetworkConfig::default();
         s.apply(&mut pc, Some(&mut net)).unwrap();
@@ -319,6 +323,7 @@ mod tests {
         assert_eq!(net.shared_memory.arena_bytes, 16 << 20);
         assert_eq!((net.shared_memory.slots, net.shared_memory.max_readers), (8, 4));
         assert_eq!(net.shared_memory.spin, Duration::from_micros(5));
+        assert_eq!(net.shared_memory.handoff, Duration::from_micros(200));
         assert_eq!((net.max_remote_participants, net.max_remote_endpoints), (10, 1000));
         let r = net.reassembly;
         assert_eq!((r.max_sample_size, r.max_concurrent, r.max_per_writer, r.max_total_bytes), (1 << 30, 3, 2, 65536));

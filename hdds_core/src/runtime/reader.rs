@@ -49,6 +49,9 @@ pub struct Reader {
     net: Option<Arc<Network>>,
     /// Its participant's graph, told when the reader goes.
     graph: Arc<Graph>,
+    /// The wait set `wait_for_data` reuses with same-host writers: it stays attached between
+    /// waits, as a long-lived wait set does (no allocation, attach and detach per wait).
+    data_wait: Mutex<super::waitset::WaitSet>,
 }
 
 pub(crate) struct ReaderShared {
@@ -180,7 +183,7 @@ impl Reader {
             net.add_local_reader(&shared);
         }
         run_listeners();
-        Ok(Reader { shared, net, graph: Arc::clone(participant.graph()) })
+        Ok(Reader { shared, net, graph: Arc::clone(participant.graph()), data_wait: Mutex::default() })
     }
 
     pub fn guid(&self) -> Guid {
@@ -242,7 +245,14 @@ impl Reader {
             // Same-host writers: wait as a wait set does, on the participant's doorbell, so that a
             // sample wakes this thread directly (runtime/waitset.rs, doorbell mode).
             let mut entry = [super::waitset::WaitEntry::new(super::waitset::Target::ReaderData(self))];
-            return super::waitset::WaitSet::new().wait(&mut entry[..], Some(timeout));
+            return match self.data_wait.try_lock() {
+                Ok(mut ws) => ws.wait(&mut entry[..], Some(timeout)),
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().wait(&mut entry[..], Some(timeout)),
+                // Another thread waits on this reader: a wait set of our own.
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    super::waitset::WaitSet::new().wait(&mut entry[..], Some(timeout))
+                }
+            };
         }
         let deadline = Instant::now().checked_add(timeout);
         let mut st = self.shared.lock();

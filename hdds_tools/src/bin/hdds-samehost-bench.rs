@@ -4,7 +4,7 @@
 //! program with a command line that starts itself again as the second process; hdds_core's
 //! examples/shm_pingpong stays the quick manual check.
 //!
-//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy]` prints one JSON line:
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--gap-us N]` prints one JSON line:
 //! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
 //! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
 //!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
@@ -47,6 +47,9 @@ struct Args {
     size: usize,
     count: usize,
     busy: bool,
+    /// `loan`: the pinger works (spins) this long before each loan, leaving the echo idle as
+    /// filling a large loan does (a diagnosis of the size dependence; 0 by default).
+    gap: Duration,
 }
 
 impl Args {
@@ -59,6 +62,7 @@ impl Args {
             size: num("--size", 64).max(16),
             count: num("--count", 2000).max(1),
             busy: all.iter().any(|a| a == "--busy"),
+            gap: Duration::from_micros(num("--gap-us", 0) as u64),
             all: all.clone(),
         }
     }
@@ -406,6 +410,10 @@ fn shm(a: &Args) {
         }
         let t = Instant::now();
         if loan {
+            let busy_until = Instant::now() + a.gap;
+            while Instant::now() < busy_until {
+                std::hint::spin_loop();
+            }
             let mut l = w.loan(a.size).unwrap();
             in_shm &= l.in_shared_memory();
             let buf = l.as_mut_slice();
@@ -432,8 +440,9 @@ fn shm(a: &Args) {
     let (echo_cpu, echo_lat, read_in_place) = echo_result(child, out);
     let stats = p.network_stats().unwrap();
     let extra = format!(
-        ", \"shm_samples_read\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
+        ", \"shm_samples_read\": {}, \"shm_reader_thread_wakeups\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
         stats.shm_samples_read,
+        stats.shm_reader_thread_wakeups,
         loan && in_shm,
         read_in_place
     );

@@ -10,7 +10,9 @@
 //!   doorbell, drains every attached ring into its readers' histories (waking wait sets and
 //!   queueing listener calls, which it runs once no lock is held), publishes the cursors, and
 //!   sleeps again: spin first ([`SharedMemoryConfig::spin`]), then futex, 100 ms at most (1 ms
-//!   while a KEEP_ALL reader's queue is full, so that it goes on soon after the application takes).
+//!   while a KEEP_ALL reader's queue is full, so that it goes on soon after the application takes;
+//!   [`SharedMemoryConfig::handoff`] while application threads drain in a loop: standby, see
+//!   `transport/shm/doorbell.rs`).
 //! - **Departures.** A remote writer disposed in SEDP or lost with its participant's lease is
 //!   detached (SUBSCRIPTION_MATCHED and LIVELINESS_CHANGED change as on the UDP path); once its
 //!   participant is gone and its process is dead, its segments are removed.
@@ -116,12 +118,14 @@ impl ShmPort {
     }
 
     fn run(self: Arc<Self>) {
+        let mut gaps = 0;
         while !self.stop.load(Ordering::Acquire) {
             let seen = self.doorbell.current();
             let backlog = self.drain();
             run_listeners();
             // Sleeps while an application thread drains (doorbell mode), or until the next ring.
-            self.doorbell.reader_wait(seen, self.cfg.spin, if backlog { BACKLOG_WAIT } else { IDLE_WAIT });
+            let timeout = if backlog { BACKLOG_WAIT } else { IDLE_WAIT };
+            self.doorbell.reader_wait(seen, self.cfg.spin, timeout, self.cfg.handoff, &mut gaps);
             bump(&self.counters.reader_thread_wakeups, 1);
         }
     }

@@ -78,14 +78,32 @@ pub struct SharedMemoryConfig {
     /// does not spin. [`SharedMemoryConfig::busy_polling`] is the opt-in polling setting. A wait
     /// with a timeout never spins past it.
     pub spin: Duration,
+    /// How long a sample may wait in a ring for the application thread that drains it: while
+    /// application threads wait on the participant's readers in a loop (one left a wait less than
+    /// 10 ms ago), a sample that arrives between two of their waits is left for the thread to
+    /// drain when it comes back, and the participant's reader thread (which delivers to
+    /// histories and listeners when no application thread waits) wakes only after this long
+    /// (`transport/shm/doorbell.rs`, hand-off). A ping-pong then costs one wake-up per sample,
+    /// not two. `Duration::ZERO`: the reader thread is woken for every such sample at once.
+    pub handoff: Duration,
 }
+
+/// The default [`SharedMemoryConfig::handoff`].
+pub const HANDOFF: Duration = Duration::from_millis(1);
 
 /// How long a busy-polling reader ([`SharedMemoryConfig::busy_polling`]) polls before it sleeps.
 pub const BUSY_POLL_SPIN: Duration = Duration::from_millis(10);
 
 impl Default for SharedMemoryConfig {
     fn default() -> Self {
-        SharedMemoryConfig { enabled: true, slots: 64, arena_bytes: 128 << 20, max_readers: 64, spin: Duration::ZERO }
+        SharedMemoryConfig {
+            enabled: true,
+            slots: 64,
+            arena_bytes: 128 << 20,
+            max_readers: 64,
+            spin: Duration::ZERO,
+            handoff: HANDOFF,
+        }
     }
 }
 

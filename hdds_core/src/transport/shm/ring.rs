@@ -34,7 +34,7 @@
 //! - **Pins (reader loans)**: ring_pin.rs has the protocol.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -309,8 +309,15 @@ impl RingView {
     pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Arc<[u8]>)> {
         match self.read_next_racing(cur, me, 0, || {})? {
             (desc, Read::Copied(data)) => Some((desc, data)),
-            // Not asked for a pin: never made.
-            (_, Read::Pinned(_)) => None,
+            // Not asked for a pin (pin_words = 0), so never made; were it made, the pinned bytes
+            // are stable: copy them, then let the pin go.
+            (desc, Read::Pinned(pin)) => {
+                // SAFETY: ptr..ptr+len lies in the committed arena (checked before pinning) and no
+                // one writes it while the pin is held.
+                let data = Arc::from(unsafe { std::slice::from_raw_parts(pin.ptr, pin.len) });
+                self.unpin(pin.index, pin.word, pin.value);
+                Some((desc, data))
+            }
         }
     }
 
@@ -482,6 +489,8 @@ pub(crate) struct RingWriter {
     view: Arc<RingView>,
     cfg: RingConfig,
     st: Mutex<WriterState>,
+    /// `st.readers.len()`, kept under the lock: every write asks, and needs no lock for it.
+    readers: AtomicUsize,
 }
 
 /// Why a sample cannot be placed now.
@@ -520,7 +529,7 @@ impl RingWriter {
             readers: Vec::new(),
             gens: vec![0; cfg.max_readers],
         };
-        Ok(RingWriter { view: Arc::new(view), cfg, st: Mutex::new(st) })
+        Ok(RingWriter { view: Arc::new(view), cfg, st: Mutex::new(st), readers: AtomicUsize::new(0) })
     }
 
     fn lock(&self) -> MutexGuard<'_, WriterState> {
@@ -556,6 +565,7 @@ impl RingWriter {
         e.cursor.store(gen << POS_BITS | start, Ordering::Relaxed);
         e.state.store(1, Ordering::Release);
         st.readers.push(MatchedReader { guid: reader, index, reliable });
+        self.readers.store(st.readers.len(), Ordering::Relaxed);
         Ok(())
     }
 
@@ -564,6 +574,7 @@ impl RingWriter {
         let mut st = self.lock();
         let Some(i) = st.readers.iter().position(|r| r.guid == reader) else { return false };
         let r = st.readers.swap_remove(i);
+        self.readers.store(st.readers.len(), Ordering::Relaxed);
         let gen = (st.gens[r.index] + 1) & 0xffff;
         st.gens[r.index] = gen;
         let e = self.view.entry(r.index);
@@ -578,7 +589,8 @@ impl RingWriter {
     }
 
     pub(crate) fn reader_count(&self) -> usize {
-        self.lock().readers.len()
+        // Relaxed: a match racing with a write may or may not get that sample, as with the lock.
+        self.readers.load(Ordering::Relaxed)
     }
 
     pub(crate) fn has_reader(&self, reader: Guid) -> bool {
@@ -611,8 +623,9 @@ impl RingWriter {
             return false;
         }
         let stamp = &self.view.slot(l.pos).stamp;
+        // SeqCst store, then is_pinned's SeqCst loads: the pair the pin protocol needs (a fence
+        // besides would be a second full barrier for nothing).
         stamp.store(2 * l.pos + 1, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
         if self.is_pinned(l.pos) {
             // Nothing was written: the sample is as it was (module comment, pins).
             stamp.store(2 * l.pos + 2, Ordering::SeqCst);
@@ -651,9 +664,9 @@ impl RingWriter {
         }
     }
 
-    /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
-    /// blocking ring's reliable readers stand in the way.
-    fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
+    /// Why a payload of `len` bytes cannot be written now whatever is freed (a loan outstanding,
+    /// larger than the arena), or its rounded size.
+    fn refusal(&self, st: &WriterState, len: usize) -> Result<usize> {
         if st.lent.is_some() {
             return Err(Error::bad_argument(
                 "a loaned sample of this writer is outstanding: publish it or drop it before writing again",
@@ -670,6 +683,13 @@ impl RingWriter {
                 ),
             ));
         }
+        Ok(size)
+    }
+
+    /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
+    /// blocking ring's reliable readers stand in the way.
+    fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
+        let size = self.refusal(st, len)?;
         let read_by_all = self.min_cursor(st, false);
         while st.live.front().is_some_and(|l| l.pos < read_by_all) {
             if !self.try_free(st, 0) {
@@ -730,6 +750,11 @@ impl RingWriter {
     /// Waits until a payload of `len` bytes fits (only a blocking ring ever waits), at most until
     /// `deadline`; fails with [`ErrorKind::Timeout`] then.
     pub(crate) fn wait_room(&self, len: usize, deadline: Option<Instant>) -> Result<()> {
+        if !self.cfg.blocking {
+            // Never waits: its publish makes the room. Only refusals are told here, before the
+            // writer numbers the sample.
+            return self.refusal(&self.lock(), len).map(drop);
+        }
         self.room_locked(len, deadline).map(drop)
     }
 

@@ -5,9 +5,9 @@
 //!   (`RingView::read_next_pinned`): it pins the sample, and while the pin lasts the writer never
 //!   frees or rewrites it. The protocol:
 //!   - a pin is one word of the reader's entry (`LOAN_WORDS` of them, so at most that many pins
-//!     per reader): `generation << 48 | position + 1`, 0 when free. The reader first counts itself
-//!     in the ring header's `pinned` word, takes a free word with compare-and-swap, then (after a
-//!     SeqCst fence) checks that the slot's stamp is still `2p+2` and its entry's generation is
+//!     per reader): `generation << 48 | position + 1`, 0 when free. The reader finds a free word
+//!     (plain loads), counts itself in the ring header's `pinned` word, takes the word with
+//!     compare-and-swap, then (all SeqCst) checks that the slot's stamp is still `2p+2` and its entry's generation is
 //!     still its own; if not, it lets the word go and the sample counts as lost (copy readers
 //!     would have lost it too). Unpinning clears the word with compare-and-swap, uncounts itself
 //!     and wakes a waiting writer.
@@ -33,7 +33,7 @@
 //!     process of the same user that ignores the protocol can change those bytes (it cannot make
 //!     the reader read outside the mapping: offsets are checked as for copies).
 
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::super::futex;
@@ -52,16 +52,25 @@ impl RingView {
             e.start.store(me.start, Ordering::Relaxed);
             e.pidns.store(me.pidns, Ordering::Relaxed);
         }
-        h.pinned.fetch_add(1, Ordering::SeqCst);
+        // Only this reader's drain sets its words (others only clear them): a word seen free is
+        // free when taken, unless a dead-pin release raced, which only frees more. Looked for with
+        // plain loads, so that a reader out of words pays no locked operation.
         let value = cur.gen << POS_BITS | ((pos + 1) & POS_MASK);
-        let Some(word) = e.loans[..words]
-            .iter()
-            .position(|w| w.compare_exchange(0, value, Ordering::SeqCst, Ordering::Relaxed).is_ok())
-        else {
-            h.pinned.fetch_sub(1, Ordering::SeqCst);
+        let Some(mut word) = e.loans[..words].iter().position(|w| w.load(Ordering::Relaxed) == 0) else {
             return Pinned::NoWord;
         };
-        fence(Ordering::SeqCst);
+        // Counted before the word is set: a writer that finds `pinned` at zero has no word to look at.
+        h.pinned.fetch_add(1, Ordering::SeqCst);
+        while e.loans[word].compare_exchange(0, value, Ordering::SeqCst, Ordering::Relaxed).is_err() {
+            match (word + 1..words).find(|&i| e.loans[i].load(Ordering::Relaxed) == 0) {
+                Some(next) => word = next,
+                None => {
+                    h.pinned.fetch_sub(1, Ordering::SeqCst);
+                    return Pinned::NoWord;
+                }
+            }
+        }
+        // The compare-and-swap and the loads below are SeqCst: no fence needed between them.
         let still = self.slot(pos).stamp.load(Ordering::SeqCst) == 2 * pos + 2;
         let mine = e.cursor.load(Ordering::SeqCst) >> POS_BITS == cur.gen;
         if still && mine {

@@ -32,13 +32,22 @@ fn fixture(n: u8, c: RingConfig) -> Fixture {
     fixture_for(guid(n), c)
 }
 
-#[test]
-fn keep_last_writer_never_rewrites_a_pinned_sample_and_keeps_going_around_it() {
-    let f = fixture(1, cfg(4, 16 * 1024, false));
+/// Ring `n` sized by `c` with reader 1 matched (reliable), `samples` published as sn 1, 2, ...,
+/// and the reader's cursor.
+fn matched(n: u8, c: RingConfig, samples: &[&[u8]]) -> (Fixture, Guid, ReaderCursor) {
+    let f = fixture(n, c);
     let me = reader_guid(1);
     f.w.add_reader(me, true).unwrap();
-    f.w.publish(&desc(1), &payload(1, 3000), None).unwrap();
-    let mut cur = f.r.find_reader(me).unwrap();
+    for (sn, p) in (1..).zip(samples) {
+        f.w.publish(&desc(sn), p, None).unwrap();
+    }
+    let cur = f.r.find_reader(me).unwrap();
+    (f, me, cur)
+}
+
+#[test]
+fn keep_last_writer_never_rewrites_a_pinned_sample_and_keeps_going_around_it() {
+    let (f, me, mut cur) = matched(1, cfg(4, 16 * 1024, false), &[&payload(1, 3000)]);
     let (sn, pin) = pinned(&f.r, &mut cur, me).unwrap();
     assert_eq!(sn, 1);
     assert!(f.r.commit(&mut cur));
@@ -66,12 +75,7 @@ fn keep_last_writer_never_rewrites_a_pinned_sample_and_keeps_going_around_it() {
 
 #[test]
 fn keep_last_writer_drops_for_readers_hoarding_every_slot_and_never_blocks() {
-    let f = fixture(8, cfg(2, 1 << 16, false));
-    let me = reader_guid(1);
-    f.w.add_reader(me, true).unwrap();
-    f.w.publish(&desc(1), &payload(1, 64), None).unwrap();
-    f.w.publish(&desc(2), &payload(2, 64), None).unwrap();
-    let mut cur = f.r.find_reader(me).unwrap();
+    let (f, me, mut cur) = matched(8, cfg(2, 1 << 16, false), &[&payload(1, 64), &payload(2, 64)]);
     let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
     let (_, p2) = pinned(&f.r, &mut cur, me).unwrap();
     let start = Instant::now();
@@ -88,12 +92,7 @@ fn keep_last_writer_drops_for_readers_hoarding_every_slot_and_never_blocks() {
 
 #[test]
 fn keep_all_writer_waits_for_a_pinned_sample_as_for_an_untaken_one() {
-    let f = fixture(2, cfg(2, 1 << 16, true));
-    let me = reader_guid(1);
-    f.w.add_reader(me, true).unwrap();
-    f.w.publish(&desc(1), &payload(1, 64), None).unwrap();
-    f.w.publish(&desc(2), &payload(2, 64), None).unwrap();
-    let mut cur = f.r.find_reader(me).unwrap();
+    let (f, me, mut cur) = matched(2, cfg(2, 1 << 16, true), &[&payload(1, 64), &payload(2, 64)]);
     let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
     let (_, p2) = pinned(&f.r, &mut cur, me).unwrap();
     assert!(f.r.commit(&mut cur), "the cursor moved past both: only the pins hold them");
@@ -114,12 +113,7 @@ fn keep_all_writer_waits_for_a_pinned_sample_as_for_an_untaken_one() {
 
 #[test]
 fn pins_of_a_dead_process_are_released() {
-    let f = fixture(3, cfg(2, 1 << 16, true));
-    let me = reader_guid(1);
-    f.w.add_reader(me, true).unwrap();
-    f.w.publish(&desc(1), b"a", None).unwrap();
-    f.w.publish(&desc(2), b"b", None).unwrap();
-    let mut cur = f.r.find_reader(me).unwrap();
+    let (f, me, mut cur) = matched(3, cfg(2, 1 << 16, true), &[b"a", b"b"]);
     let (_, p) = pinned(&f.r, &mut cur, me).unwrap();
     assert!(f.r.commit(&mut cur));
     // The pin's process dies without returning it: pid_max is at most 2^22, so this pid never runs.
@@ -133,11 +127,7 @@ fn pins_of_a_dead_process_are_released() {
 
 #[test]
 fn a_live_readers_pins_keep_its_entry_from_reuse_after_it_is_removed() {
-    let f = fixture(4, cfg(4, 1 << 16, false));
-    let old = reader_guid(1);
-    f.w.add_reader(old, true).unwrap();
-    f.w.publish(&desc(1), &payload(1, 500), None).unwrap();
-    let mut cur = f.r.find_reader(old).unwrap();
+    let (f, old, mut cur) = matched(4, cfg(4, 1 << 16, false), &[&payload(1, 500)]);
     let (_, p) = pinned(&f.r, &mut cur, old).unwrap();
     assert!(f.w.remove_reader(old));
     // Pins can no longer be taken by the removed reader, but the one it holds stays honoured.
@@ -176,13 +166,8 @@ fn a_pin_outlives_its_writer_and_its_reader() {
 
 #[test]
 fn a_reader_holds_at_most_loan_words_pins_then_copies() {
-    let f = fixture(6, cfg(32, 1 << 16, false));
-    let me = reader_guid(1);
-    f.w.add_reader(me, true).unwrap();
-    for sn in 1..=(LOAN_WORDS as i64 + 2) {
-        f.w.publish(&desc(sn), &payload(sn, 100), None).unwrap();
-    }
-    let mut cur = f.r.find_reader(me).unwrap();
+    let samples: Vec<Vec<u8>> = (1..=(LOAN_WORDS as i64 + 2)).map(|sn| payload(sn, 100)).collect();
+    let (f, me, mut cur) = matched(6, cfg(32, 1 << 16, false), &samples.iter().map(Vec::as_slice).collect::<Vec<_>>());
     let mut pins = Vec::new();
     let mut copies = 0;
     while let Some((d, got)) = f.r.read_next_pinned(&mut cur, me, LOAN_WORDS) {
@@ -205,6 +190,26 @@ fn a_reader_holds_at_most_loan_words_pins_then_copies() {
     let held: Vec<_> = std::iter::from_fn(|| f.r.read_next_pinned(&mut cur2, me, 2)).collect();
     let got: Vec<bool> = held.iter().map(|(_, p)| matches!(p, RingPayload::Pinned(_))).collect();
     assert_eq!(got, vec![true, true, false], "a smaller budget pins fewer: the third is copied");
+}
+
+#[test]
+fn a_reader_out_of_pin_words_leaves_the_pin_count_alone_and_read_next_never_pins() {
+    let samples: Vec<Vec<u8>> = (1..=4).map(|sn| payload(sn, 64)).collect();
+    let (f, me, mut cur) = matched(9, cfg(8, 1 << 16, false), &samples.iter().map(Vec::as_slice).collect::<Vec<_>>());
+    let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 1);
+    // One word allowed and taken: the next sample is copied, and the count does not move.
+    match f.r.read_next_pinned(&mut cur, me, 1) {
+        Some((d, RingPayload::Copied(c))) => assert!(whole(d.sn, &c) && d.sn == 2),
+        _ => panic!("expected a copy"),
+    }
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 1);
+    // read_next copies and holds no pin.
+    let (d, data) = f.r.read_next(&mut cur, me).unwrap();
+    assert!(d.sn == 3 && whole(3, &data));
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 1);
+    drop(p1);
+    assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 0);
 }
 
 #[test]

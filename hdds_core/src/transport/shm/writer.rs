@@ -157,7 +157,7 @@ impl ShmWriter {
         self.ring.publish(desc, payload, deadline)?;
         bump(&self.counters.samples_written, 1);
         for b in &lock(&self.served).bells {
-            b.ring();
+            b.ring_sample();
         }
         Ok(())
     }
@@ -177,7 +177,7 @@ impl ShmWriter {
         self.ring.publish_lent(desc, len);
         bump(&self.counters.samples_written, 1);
         for b in &lock(&self.served).bells {
-            b.ring();
+            b.ring_sample();
         }
     }
 
