@@ -305,7 +305,8 @@ def same_host_rows(doc, link):
         shown, verdict = ratios_row([r], limit)
         rows.append((f"same host: {what}", shown, f"≤ {limit:g}", verdict, link))
     agg = doc.get("aggregate", {})
-    big = max((int(k[5:]) for k in agg if k.startswith("loan-")), default=None)
+    # Sizes only: same_host.py also has named loan rows ("loan-64-paced").
+    big = max((int(k[5:]) for k in agg if k.startswith("loan-") and k[5:].isdigit()), default=None)
     if big and f"shm-sleep-{big}" in agg:
         rows.append(
             (
