@@ -141,32 +141,31 @@ impl Doorbell {
     /// attached to a ring): a drainer if one waits, else the reader thread, with a syscall only
     /// when that one sleeps.
     pub(crate) fn ring(&self) {
-        let b = self.bell();
-        b.bell.fetch_add(1, Ordering::SeqCst);
-        if b.drainers.load(Ordering::SeqCst) > 0 {
-            if b.sleepers.load(Ordering::SeqCst) != 0 {
-                futex::wake(&b.bell, u32::MAX);
-            }
-        } else {
-            self.kick_reader();
-        }
+        self.ring_for(false);
     }
 
     /// A writer published a sample for the owner's readers: as [`Doorbell::ring`], except that a
     /// reader thread in standby is not woken (hand-off, module comment).
     pub(crate) fn ring_sample(&self) {
+        self.ring_for(true);
+    }
+
+    fn ring_for(&self, sample: bool) {
         let b = self.bell();
         b.bell.fetch_add(1, Ordering::SeqCst);
         if b.drainers.load(Ordering::SeqCst) > 0 {
             if b.sleepers.load(Ordering::SeqCst) != 0 {
                 futex::wake(&b.bell, u32::MAX);
             }
-        } else {
+            return;
+        }
+        if sample {
             b.gaps.fetch_add(1, Ordering::Relaxed);
-            if b.standby.load(Ordering::SeqCst) == 0 {
-                self.kick_reader();
+            if b.standby.load(Ordering::SeqCst) != 0 {
+                return;
             }
         }
+        self.kick_reader();
     }
 
     /// Wakes the drainers only (an event of the owner's process for a waiting wait set).
