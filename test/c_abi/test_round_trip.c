@@ -7,14 +7,19 @@
 static const uint8_t kPayload[] = {0x00, 0x01, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,
                                    'h',  'e',  'l',  'l',  'o',  0x00};
 
+/* A participant on domain 0 with a writer and a reader of `topic` (default QoS, String_). */
+static void open_pair(const char *topic, HddsParticipant **p, HddsWriter **w, HddsReader **r) {
+  CHECK(hdds_participant_create(0, p) == HDDS_RET_OK && *p != NULL);
+  CHECK(hdds_writer_create(*p, topic, "std_msgs::msg::dds_::String_", NULL, w) == HDDS_RET_OK);
+  CHECK(hdds_reader_create(*p, topic, "std_msgs::msg::dds_::String_", NULL, r) == HDDS_RET_OK);
+}
+
 static void round_trip_with_sample_info(void) {
   HddsParticipant *p = NULL;
   HddsWriter *w = NULL;
   HddsReader *r = NULL;
   HddsSample *s = NULL;
-  CHECK(hdds_participant_create(0, &p) == HDDS_RET_OK && p != NULL);
-  CHECK(hdds_writer_create(p, "rt/c_round_trip", "std_msgs::msg::dds_::String_", NULL, &w) == HDDS_RET_OK);
-  CHECK(hdds_reader_create(p, "rt/c_round_trip", "std_msgs::msg::dds_::String_", NULL, &r) == HDDS_RET_OK);
+  open_pair("rt/c_round_trip", &p, &w, &r);
 
   size_t matched = 0;
   CHECK(hdds_writer_matched_count(w, &matched) == HDDS_RET_OK && matched == 1);
@@ -104,9 +109,7 @@ static void take_with_reads_in_place(void) {
   HddsParticipant *p = NULL;
   HddsWriter *w = NULL;
   HddsReader *r = NULL;
-  CHECK(hdds_participant_create(0, &p) == HDDS_RET_OK && p != NULL);
-  CHECK(hdds_writer_create(p, "rt/c_take_with", "std_msgs::msg::dds_::String_", NULL, &w) == HDDS_RET_OK);
-  CHECK(hdds_reader_create(p, "rt/c_take_with", "std_msgs::msg::dds_::String_", NULL, &r) == HDDS_RET_OK);
+  open_pair("rt/c_take_with", &p, &w, &r);
 
   ReadInPlace got = {0};
   CHECK(hdds_reader_take_with(r, read_in_place, &got) == HDDS_RET_NO_DATA && got.calls == 0);
