@@ -6,10 +6,13 @@
 #define RMW_HDDS__DETAIL__HDDS_HANDLE_HPP_
 
 #include <memory>
+#include <new>
 #include <string>
+#include <utility>
 
 #include "hdds/hdds.h"
 #include "rmw/error_handling.h"
+#include "rmw/ret_types.h"
 
 namespace rmw_hdds
 {
@@ -50,6 +53,23 @@ inline std::string last_error()
 inline void set_hdds_error(const char * what)
 {
   RMW_SET_ERROR_MSG_WITH_FORMAT_STRING("rmw_hdds: %s: %s", what, last_error().c_str());
+}
+
+// Runs `f` (returning rmw_ret_t) inside a callback from the engine, which no exception may
+// unwind into: an exception becomes RMW_RET_BAD_ALLOC or RMW_RET_ERROR with a message naming
+// what was `doing` ("serializing a message").
+template<typename F>
+rmw_ret_t in_engine_callback(const char * doing, F && f) noexcept
+{
+  try {
+    return std::forward<F>(f)();
+  } catch (const std::bad_alloc &) {
+    RMW_SET_ERROR_MSG_WITH_FORMAT_STRING("rmw_hdds: out of memory %s", doing);
+    return RMW_RET_BAD_ALLOC;
+  } catch (...) {
+    RMW_SET_ERROR_MSG_WITH_FORMAT_STRING("rmw_hdds: unexpected exception %s", doing);
+    return RMW_RET_ERROR;
+  }
 }
 }  // namespace rmw_hdds
 

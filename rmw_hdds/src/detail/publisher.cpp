@@ -124,15 +124,8 @@ rmw_ret_t Publisher::publish(const void * ros_message) const
     writer_.get(), size, [](void * user, uint8_t * buf, size_t len, size_t * written) {
       // The engine calls back on this thread; no exception may unwind into it.
       Fill & f = *static_cast<Fill *>(user);
-      try {
-        f.ret = f.type_support.serialize(f.message, buf, len, written);
-      } catch (const std::bad_alloc &) {
-        RMW_SET_ERROR_MSG("rmw_hdds: out of memory serializing a message");
-        f.ret = RMW_RET_BAD_ALLOC;
-      } catch (...) {
-        RMW_SET_ERROR_MSG("rmw_hdds: unexpected exception serializing a message");
-        f.ret = RMW_RET_ERROR;
-      }
+      f.ret = in_engine_callback(
+        "serializing a message", [&] {return f.type_support.serialize(f.message, buf, len, written);});
       return f.ret == RMW_RET_OK;
     }, &fill, nullptr);
   if (r == HDDS_RET_OK) {

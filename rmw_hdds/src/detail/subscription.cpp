@@ -156,15 +156,7 @@ rmw_ret_t take_in_place(const HddsReader * reader, Read & read, bool * taken)
   const HddsRet r = hdds_reader_take_with(
     reader, [](void * user, const uint8_t * data, size_t len, const HddsSampleInfo * info) {
       Call & c = *static_cast<Call *>(user);
-      try {
-        c.ret = c.read(data, len, *info);
-      } catch (const std::bad_alloc &) {
-        RMW_SET_ERROR_MSG("rmw_hdds: out of memory reading a taken sample");
-        c.ret = RMW_RET_BAD_ALLOC;
-      } catch (...) {
-        RMW_SET_ERROR_MSG("rmw_hdds: unexpected exception reading a taken sample");
-        c.ret = RMW_RET_ERROR;
-      }
+      c.ret = in_engine_callback("reading a taken sample", [&] {return c.read(data, len, *info);});
     }, &call);
   *taken = false;
   if (r == HDDS_RET_NO_DATA) {
