@@ -239,20 +239,7 @@ impl MessageBuilder {
     /// serialized payloads (DATA, DATA_FRAG) can have an odd length; receivers see the padding as
     /// trailing bytes of the payload, as they do with Cyclone's and Fast DDS's.
     pub fn add_padded(&mut self, sub: &Submessage<'_>) -> Result<&mut Self, EncodeError> {
-        let start = self.buf.len();
-        sub.write(&mut self.buf, self.endian)?;
-        let pad = (4 - (self.buf.len() - start) % 4) % 4;
-        if pad > 0 {
-            let Ok(len) = u16::try_from(self.buf.len() - start - SubmessageHeader::SIZE + pad) else {
-                self.buf.truncate(start);
-                return Err(EncodeError::new("submessage body over 65535 bytes once padded"));
-            };
-            self.buf.resize(self.buf.len() + pad, 0);
-            self.buf[start + 2..start + 4].copy_from_slice(&match self.endian {
-                Endian::Little => len.to_le_bytes(),
-                Endian::Big => len.to_be_bytes(),
-            });
-        }
+        self.add_padded_leaving_out(sub, 0)?;
         Ok(self)
     }
 
@@ -266,20 +253,29 @@ impl MessageBuilder {
         sub: &Submessage<'_>,
         payload_len: usize,
     ) -> Result<usize, EncodeError> {
+        self.add_padded_leaving_out(sub, payload_len)
+    }
+
+    /// [`MessageBuilder::add_padded`] of `sub` followed by `left_out` bytes that are not appended:
+    /// the length field counts them and the padding after them; returns where they belong.
+    fn add_padded_leaving_out(&mut self, sub: &Submessage<'_>, left_out: usize) -> Result<usize, EncodeError> {
         let start = self.buf.len();
         sub.write(&mut self.buf, self.endian)?;
         let at = self.buf.len();
-        let unpadded = at - start + payload_len;
+        let unpadded = at - start + left_out;
         let pad = (4 - unpadded % 4) % 4;
-        let Ok(len) = u16::try_from(unpadded - SubmessageHeader::SIZE + pad) else {
-            self.buf.truncate(start);
-            return Err(EncodeError::new("submessage body over 65535 bytes once padded"));
-        };
-        self.buf.resize(at + pad, 0);
-        self.buf[start + 2..start + 4].copy_from_slice(&match self.endian {
-            Endian::Little => len.to_le_bytes(),
-            Endian::Big => len.to_be_bytes(),
-        });
+        // What `sub.write` put in the length field is right unless bytes were left out or added.
+        if pad > 0 || left_out > 0 {
+            let Ok(len) = u16::try_from(unpadded - SubmessageHeader::SIZE + pad) else {
+                self.buf.truncate(start);
+                return Err(EncodeError::new("submessage body over 65535 bytes once padded"));
+            };
+            self.buf.resize(at + pad, 0);
+            self.buf[start + 2..start + 4].copy_from_slice(&match self.endian {
+                Endian::Little => len.to_le_bytes(),
+                Endian::Big => len.to_be_bytes(),
+            });
+        }
         Ok(at)
     }
 
