@@ -155,10 +155,7 @@ impl ShmWriter {
             return Ok(());
         }
         self.ring.publish(desc, payload, deadline)?;
-        bump(&self.counters.samples_written, 1);
-        for b in &lock(&self.served).bells {
-            b.ring_sample();
-        }
+        self.announce_sample();
         Ok(())
     }
 
@@ -175,6 +172,11 @@ impl ShmWriter {
     /// doorbells.
     pub(crate) fn publish_lent(&self, desc: &SampleDesc, len: usize) {
         self.ring.publish_lent(desc, len);
+        self.announce_sample();
+    }
+
+    /// A sample is in the ring: counted, and the readers' doorbells rung.
+    fn announce_sample(&self) {
         bump(&self.counters.samples_written, 1);
         for b in &lock(&self.served).bells {
             b.ring_sample();
