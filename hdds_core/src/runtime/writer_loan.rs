@@ -52,9 +52,7 @@ impl Writer {
         };
         Ok(WriterLoan { writer: self, buf, published: false })
     }
-}
 
-impl Writer {
     /// [`Writer::write_with`] of a sample serialized straight into the buffer the sample will own
     /// (the one same-process readers share): `fill` gets `len` uninitialized bytes, writes the
     /// serialized sample (encapsulation header included) at their start and returns how many
