@@ -95,14 +95,22 @@ Publisher::~Publisher()
   writer_.reset();
 }
 
-rmw_ret_t Publisher::write(const uint8_t * data, size_t len) const
+namespace
 {
-  const HddsRet r = hdds_writer_write(writer_.get(), data, len, nullptr);
+// What an engine write returned, as rmw says it (a KEEP_ALL writer that waited too long: timeout).
+rmw_ret_t publish_result(HddsRet r)
+{
   if (r == HDDS_RET_OK) {
     return RMW_RET_OK;
   }
   RMW_SET_ERROR_MSG(("rmw_hdds: cannot publish: " + last_error()).c_str());
   return r == HDDS_RET_TIMEOUT ? RMW_RET_TIMEOUT : RMW_RET_ERROR;
+}
+}  // namespace
+
+rmw_ret_t Publisher::write(const uint8_t * data, size_t len) const
+{
+  return publish_result(hdds_writer_write(writer_.get(), data, len, nullptr));
 }
 
 rmw_ret_t Publisher::publish(const void * ros_message) const
@@ -128,14 +136,10 @@ rmw_ret_t Publisher::publish(const void * ros_message) const
         "serializing a message", [&] {return f.type_support.serialize(f.message, buf, len, written);});
       return f.ret == RMW_RET_OK;
     }, &fill, nullptr);
-  if (r == HDDS_RET_OK) {
-    return RMW_RET_OK;
-  }
-  if (fill.ret != RMW_RET_OK) {
+  if (r != HDDS_RET_OK && fill.ret != RMW_RET_OK) {
     return fill.ret;  // the serializer set the error
   }
-  RMW_SET_ERROR_MSG(("rmw_hdds: cannot publish: " + last_error()).c_str());
-  return r == HDDS_RET_TIMEOUT ? RMW_RET_TIMEOUT : RMW_RET_ERROR;
+  return publish_result(r);
 }
 
 rmw_ret_t Publisher::publish_serialized(const rmw_serialized_message_t & message) const
