@@ -35,6 +35,15 @@ fn participant(domain: u32) -> *mut HddsParticipant {
     p
 }
 
+/// A writer and a reader of `topic` (type "T", default QoS) in participant `p`.
+fn writer_and_reader(p: *mut HddsParticipant, topic: &CStr) -> (*mut HddsWriter, *mut HddsReader) {
+    let mut w = ptr::null_mut();
+    let mut r = ptr::null_mut();
+    assert_eq!(hdds_writer_create(p, topic.as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
+    assert_eq!(hdds_reader_create(p, topic.as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    (w, r)
+}
+
 extern "C" fn count_data(user: *const c_void, count: usize) {
     // SAFETY: the user pointer is the &AtomicUsize the test registered, alive until the reader goes.
     unsafe { &*user.cast::<AtomicUsize>() }.fetch_add(count, Ordering::SeqCst);
@@ -235,10 +244,7 @@ fn loans_through_raw_pointers() {
     // Same-process only (Miri has no sockets, no file-backed mmap): the loan is ordinary memory,
     // which runs the same entry points and the same unsafe blocks of loan.rs.
     let p = participant(43);
-    let mut w = ptr::null_mut();
-    let mut r = ptr::null_mut();
-    assert_eq!(hdds_writer_create(p, c"rt/loan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
-    assert_eq!(hdds_reader_create(p, c"rt/loan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    let (w, r) = writer_and_reader(p, c"rt/loan");
     let mut loan = ptr::null_mut();
     assert_eq!(hdds_writer_loan(w, PAYLOAD.len(), &mut loan), HddsRet::Ok, "{}", last_error());
     let mut data = ptr::null_mut();
@@ -279,10 +285,7 @@ fn reader_loans_through_raw_pointers() {
     // Same-process (as above): the loan is the writer's shared buffer, handed out without a copy
     // through the same entry points and unsafe blocks of reader_loan.rs.
     let p = participant(44);
-    let mut w = ptr::null_mut();
-    let mut r = ptr::null_mut();
-    assert_eq!(hdds_writer_create(p, c"rt/rloan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
-    assert_eq!(hdds_reader_create(p, c"rt/rloan".as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    let (w, r) = writer_and_reader(p, c"rt/rloan");
     let mut loan = ptr::null_mut();
     assert_eq!(hdds_reader_take_loan(r, &mut loan), HddsRet::NoData);
     assert!(loan.is_null());
@@ -333,10 +336,7 @@ extern "C" fn keep_sample(user: *mut c_void, data: *const u8, len: usize, info: 
 #[test]
 fn write_into_and_take_with_through_raw_pointers() {
     let p = participant(45);
-    let mut w = ptr::null_mut();
-    let mut r = ptr::null_mut();
-    assert_eq!(hdds_writer_create(p, c"rt/into".as_ptr(), c"T".as_ptr(), ptr::null(), &mut w), HddsRet::Ok);
-    assert_eq!(hdds_reader_create(p, c"rt/into".as_ptr(), c"T".as_ptr(), ptr::null(), &mut r), HddsRet::Ok);
+    let (w, r) = writer_and_reader(p, c"rt/into");
     let mut got: (Vec<u8>, i64) = (Vec::new(), 0);
     let user = ptr::addr_of_mut!(got).cast::<c_void>();
     assert_eq!(hdds_reader_take_with(r, Some(keep_sample), user), HddsRet::NoData);
