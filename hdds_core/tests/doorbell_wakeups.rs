@@ -9,21 +9,28 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use hdds_core::qos::History;
-use hdds_core::{Qos, SharedMemoryConfig};
+use hdds_core::{Participant, Qos, Reader, SharedMemoryConfig, Writer};
 use net_support::{net_participant, wait_until};
 
 const T: &str = "hdds::test::Bytes_";
 const SAMPLES: u32 = 100;
 
-#[test]
-fn samples_for_a_waiting_thread_do_not_wake_the_reader_thread() {
+/// Two participants on `domain` with shared memory, a writer in the first and a reader in the
+/// second of `topic` (KEEP_LAST 4), matched.
+fn matched_over_shm(domain: u32, topic: &str) -> (Participant, Participant, Writer, Reader) {
     let shm = |c: &mut hdds_core::NetworkConfig| c.shared_memory = SharedMemoryConfig::default();
-    let (pa, pb) = (net_participant(196, shm), net_participant(196, shm));
+    let (pa, pb) = (net_participant(domain, shm), net_participant(domain, shm));
     let qos = Qos { history: History::KeepLast(4), ..Qos::default() };
-    let w = pa.create_writer("wakeups", T, qos).unwrap();
-    let r = pb.create_reader("wakeups", T, qos).unwrap();
+    let w = pa.create_writer(topic, T, qos).unwrap();
+    let r = pb.create_reader(topic, T, qos).unwrap();
     assert!(wait_until(Duration::from_secs(10), || w.matched_reader_count() == 1 && r.matched_writer_count() == 1));
     assert!(pb.network_stats().unwrap().shm_active, "this test needs a usable /dev/shm");
+    (pa, pb, w, r)
+}
+
+#[test]
+fn samples_for_a_waiting_thread_do_not_wake_the_reader_thread() {
+    let (_pa, pb, w, r) = matched_over_shm(196, "wakeups");
 
     let (taken_tx, taken_rx) = mpsc::channel::<u32>();
     let reader = std::thread::spawn(move || {
@@ -65,30 +72,19 @@ fn samples_for_a_waiting_thread_do_not_wake_the_reader_thread() {
 /// the same reader at the same time gets one of its own, and both wake for a sample.
 #[test]
 fn two_threads_waiting_on_one_reader_both_wake() {
-    let shm = |c: &mut hdds_core::NetworkConfig| c.shared_memory = SharedMemoryConfig::default();
-    let (pa, pb) = (net_participant(194, shm), net_participant(194, shm));
-    let qos = Qos { history: History::KeepLast(4), ..Qos::default() };
-    let w = pa.create_writer("two-waiters", T, qos).unwrap();
-    let r = pb.create_reader("two-waiters", T, qos).unwrap();
-    assert!(wait_until(Duration::from_secs(10), || w.matched_reader_count() == 1 && r.matched_writer_count() == 1));
-    assert!(pb.network_stats().unwrap().shm_active, "this test needs a usable /dev/shm");
-    std::thread::scope(|sc| {
-        let waiters: Vec<_> = (0..2).map(|_| sc.spawn(|| r.wait_for_data(Duration::from_secs(5)))).collect();
-        std::thread::sleep(Duration::from_millis(50));
-        w.write(&[1u8; 64]).unwrap();
-        for t in waiters {
-            assert!(t.join().unwrap(), "a waiter was not woken by the sample");
-        }
-    });
-    // And again, each reusing what it used (the reader's own wait set, then a new one).
-    let s = r.take().expect("the sample");
-    assert_eq!(s.data.len(), 64);
-    std::thread::scope(|sc| {
-        let waiters: Vec<_> = (0..2).map(|_| sc.spawn(|| r.wait_for_data(Duration::from_secs(5)))).collect();
-        std::thread::sleep(Duration::from_millis(50));
-        w.write(&[2u8; 64]).unwrap();
-        for t in waiters {
-            assert!(t.join().unwrap());
-        }
-    });
+    let (_pa, _pb, w, r) = matched_over_shm(194, "two-waiters");
+    // Twice: the second time each thread reuses what it used (the reader's own wait set, or a
+    // new one).
+    for round in 1..=2u8 {
+        std::thread::scope(|sc| {
+            let waiters: Vec<_> = (0..2).map(|_| sc.spawn(|| r.wait_for_data(Duration::from_secs(5)))).collect();
+            std::thread::sleep(Duration::from_millis(50));
+            w.write(&[round; 64]).unwrap();
+            for t in waiters {
+                assert!(t.join().unwrap(), "round {round}: a waiter was not woken by the sample");
+            }
+        });
+        let s = r.take().expect("the sample");
+        assert_eq!(s.data[..], [round; 64][..]);
+    }
 }
