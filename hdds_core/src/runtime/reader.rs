@@ -30,7 +30,7 @@ use crate::discovery::inline_qos::StatusInfo;
 use crate::discovery::MatchError;
 use crate::error::Result;
 use crate::qos::{Qos, Reliability};
-use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, StatefulReader};
+use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, ReaderStats, StatefulReader};
 use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
 use crate::transport::shm::ring::PinnedSample;
@@ -136,7 +136,15 @@ impl Reader {
             let reassembly = n.cfg.reassembly;
             let machine = match qos.reliability {
                 Reliability::Reliable => {
-                    ReaderMachine::Reliable(StatefulReader::new(ReaderConfig { reassembly, ..ReaderConfig::new(guid) }))
+                    let defaults = ReaderConfig::new(guid);
+                    // The reorder window reaches as far ahead as a KEEP_ALL writer of ours can be
+                    // (its history holds keep_all_max_samples unacknowledged). A smaller window
+                    // drops every new sample of a writer that is further ahead than the window
+                    // after one loss, and the stream settles at each sample sent twice (the
+                    // live copy dropped, the repair taken): results/engine_vs_cyclone_notes.md.
+                    // The untaken KEEP_ALL history has the same bound, so memory stays of one order.
+                    let max_buffered = defaults.max_buffered.max(participant.keep_all_max_samples());
+                    ReaderMachine::Reliable(StatefulReader::new(ReaderConfig { reassembly, max_buffered, ..defaults }))
                 }
                 Reliability::BestEffort => ReaderMachine::BestEffort(BestEffortReader::new(BestEffortReaderConfig {
                     reassembly,
@@ -301,6 +309,16 @@ impl Reader {
     /// a resent one again). Same-process and same-host reliable writers wait instead.
     pub fn history_refusals(&self) -> u64 {
         self.shared.history_refused.load(Ordering::Relaxed)
+    }
+
+    /// The reliable RTPS reader's counters (duplicates, samples beyond its reorder window,
+    /// ACKNACKs sent...), summed over its remote writers; None without a network or best-effort.
+    pub fn protocol_stats(&self) -> Option<ReaderStats> {
+        let port = lock(self.shared.port.as_ref()?);
+        match &port.rtps {
+            ReaderMachine::Reliable(r) => Some(r.stats()),
+            ReaderMachine::BestEffort(_) => None,
+        }
     }
 
     pub fn matched_writer_count(&self) -> usize {

@@ -34,7 +34,7 @@ use super::watchdog::{self, Watched};
 use crate::discovery::MatchError;
 use crate::error::{Error, ErrorKind, Result};
 use crate::qos::{Durability, Qos, Reliability};
-use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig};
+use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig, WriterStats};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
 use crate::transport::shm::ring::SampleDesc;
@@ -461,6 +461,12 @@ impl Writer {
     /// all its writers). Empty for a same-process-only participant.
     pub fn locators(&self) -> Vec<Locator> {
         self.net.as_ref().map(|n| n.send_locators()).unwrap_or_default()
+    }
+
+    /// The RTPS writer's counters (samples sent and resent, HEARTBEATs, blocked writes...);
+    /// None without a network.
+    pub fn protocol_stats(&self) -> Option<WriterStats> {
+        self.shared.lock().net.as_ref().map(|p| p.rtps.stats())
     }
 
     /// How many readers this writer currently delivers to: same-process and remote.

@@ -192,6 +192,7 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    let udp_drops_before = udp_receive_drops();
     let mut sample = ddsperf::sample(p.size);
     let key = ddsperf::key_hash(&sample, false).expect("a sample made by ddsperf::sample has a key");
     let period = (p.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / p.rate));
@@ -237,7 +238,8 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
             .num("written", written as f64)
             .num("seconds", took.as_secs_f64())
             .num("samples_per_s", rate)
-            .num("mbit_per_s", rate * p.size as f64 * 8.0 / 1e6);
+            .num("mbit_per_s", rate * p.size as f64 * 8.0 / 1e6)
+            .obj("protocol", &writer_counters(&writer, &participant, udp_drops_before));
         println!("{out}");
     } else {
         println!("[pub] wrote {written} samples of {} B in {:.2} s: {rate:.0} samples/s", p.size, took.as_secs_f64());
@@ -344,6 +346,7 @@ fn subscriber(o: &Opts, s: &SubOpts) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let udp_drops_before = udp_receive_drops();
     let c = match o.listener {
         false => receive_waitset(&reader, s),
         true => receive_listener(&reader, s),
@@ -367,7 +370,8 @@ fn subscriber(o: &Opts, s: &SubOpts) -> ExitCode {
             .num("seconds", secs)
             .num("samples_per_s", rate)
             .num("mbit_per_s", mbit)
-            .obj("latency", &lat.to_json());
+            .obj("latency", &lat.to_json())
+            .obj("protocol", &reader_counters(&reader, &participant, udp_drops_before));
         println!("{out}");
     } else {
         println!(
@@ -417,4 +421,57 @@ fn receive_listener(reader: &Arc<Reader>, s: &SubOpts) -> Counter {
     reader.set_data_listener(None);
     let mut c = shared.lock().unwrap_or_else(|p| p.into_inner());
     std::mem::replace(&mut *c, Counter::new(s.warmup))
+}
+
+/// The host's (network namespace's) count of UDP datagrams dropped for a full socket receive
+/// buffer (`Udp: RcvbufErrors` in /proc/net/snmp); None where the file is not there.
+fn udp_receive_drops() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/net/snmp").ok()?;
+    let mut udp = text.lines().filter(|l| l.starts_with("Udp: "));
+    let (names, values) = (udp.next()?, udp.next()?);
+    let i = names.split_whitespace().position(|n| n == "RcvbufErrors")?;
+    values.split_whitespace().nth(i)?.parse().ok()
+}
+
+/// What the engine counted for a run, for `--json`: repairs, duplicates, socket drops. The
+/// RcvbufErrors delta covers every socket of the namespace over the run (on loopback the
+/// publisher's and the subscriber's; nothing else should run beside a benchmark).
+fn net_counters(participant: &hdds_core::Participant, udp_drops_before: Option<u64>) -> Object {
+    let mut o = Object::new();
+    if let Some(n) = participant.network_stats() {
+        o.num("datagrams_sent", n.datagrams_sent as f64)
+            .num("datagrams_received", n.datagrams_received as f64)
+            .num("send_errors", n.send_errors as f64)
+            .num("history_over_limit", n.history_over_limit as f64);
+    }
+    if let (Some(a), Some(b)) = (udp_drops_before, udp_receive_drops()) {
+        o.num("udp_rcvbuf_errors", b.saturating_sub(a) as f64);
+    }
+    o
+}
+
+fn writer_counters(writer: &Writer, participant: &hdds_core::Participant, udp_drops_before: Option<u64>) -> Object {
+    let mut o = net_counters(participant, udp_drops_before);
+    if let Some(w) = writer.protocol_stats() {
+        o.num("data_sent", w.data_sent as f64)
+            .num("data_resent", w.data_resent as f64)
+            .num("gaps_sent", w.gaps_sent as f64)
+            .num("heartbeats_sent", w.heartbeats_sent as f64)
+            .num("acknacks_ignored", w.acknacks_ignored as f64)
+            .num("writes_blocked", w.writes_blocked as f64);
+    }
+    o
+}
+
+fn reader_counters(reader: &Reader, participant: &hdds_core::Participant, udp_drops_before: Option<u64>) -> Object {
+    let mut o = net_counters(participant, udp_drops_before);
+    if let Some(r) = reader.protocol_stats() {
+        o.num("delivered", r.delivered as f64)
+            .num("duplicates", r.duplicates as f64)
+            .num("beyond_window", r.beyond_window as f64)
+            .num("acknacks_sent", r.acknacks_sent as f64)
+            .num("lost", r.lost as f64);
+    }
+    o.num("history_refusals", reader.history_refusals() as f64);
+    o
 }
