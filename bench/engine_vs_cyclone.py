@@ -205,7 +205,14 @@ def parse_perf_sub(out):
     j = last_json(out)
     if not j or not j.get("received"):
         return None
-    return {"rate": j["samples_per_s"], "mbit": j["mbit_per_s"], "lost": j["lost"]}
+    r = {"rate": j["samples_per_s"], "mbit": j["mbit_per_s"], "lost": j["lost"]}
+    # What the engine counted (hdds-perf --json "protocol"): a run slowed by repairs shows samples
+    # beyond the reader's window, duplicates or socket drops here.
+    p = j.get("protocol", {})
+    for name, key in (("beyond", "beyond_window"), ("dup", "duplicates"), ("rcvbuf_drops", "udp_rcvbuf_errors")):
+        if key in p:
+            r[name] = p[key]
+    return r
 
 
 # --- the runs --------------------------------------------------------------------------------
@@ -484,6 +491,8 @@ def main():
     ap.add_argument("--no-shm", dest="shm", action="store_false",
                     help="leave out the hdds-over-shared-memory runs on loopback")
     ap.add_argument("--paths", default="loopback,veth")
+    ap.add_argument("--parts", default="latency,throughput",
+                    help="which measurements: latency and/or throughput (the other's tables read n/a)")
     ap.add_argument("--out", default=os.path.join(REPO, "results", "engine_vs_cyclone.md"))
     ap.add_argument("--no-build", action="store_true", help="use the tools in target/release as they are")
     ap.add_argument("--render", metavar="JSON",
@@ -497,6 +506,9 @@ def main():
     paths = [p for p in args.paths.split(",") if p]
     if any(p not in ("loopback", "veth") for p in paths):
         ap.error("--paths takes loopback and/or veth")
+    parts = [p for p in args.parts.split(",") if p]
+    if not parts or any(p not in ("latency", "throughput") for p in parts):
+        ap.error("--parts takes latency and/or throughput")
     if os.geteuid() != 0:
         sys.exit("error: needs root to create network namespaces (ip netns); run it with sudo")
     command = "bench/engine_vs_cyclone.py" + "".join(f" {a}" for a in sys.argv[1:])
@@ -537,11 +549,13 @@ def main():
         for path in paths:
             a, b = sides[path]
             log(f"repeat {rep + 1}/{args.repeats}, {path}")
-            for size in SIZES:
-                bench.latency(path, a, b, size, rep)
-            bench.floor(path, a, b, rep)
-            for size in TPUT_SIZES:
-                bench.throughput(path, a, b, size, rep)
+            if "latency" in parts:
+                for size in SIZES:
+                    bench.latency(path, a, b, size, rep)
+                bench.floor(path, a, b, rep)
+            if "throughput" in parts:
+                for size in TPUT_SIZES:
+                    bench.throughput(path, a, b, size, rep)
     elapsed = time.monotonic() - t0
     cleanup()
     text = report(bench, args, paths, command, started, elapsed, commit)
