@@ -442,6 +442,7 @@ fn net_counters(participant: &hdds_core::Participant, udp_drops_before: Option<u
         o.num("datagrams_sent", n.datagrams_sent as f64)
             .num("datagrams_received", n.datagrams_received as f64)
             .num("send_errors", n.send_errors as f64)
+            .num("unroutable_submessages", n.unroutable_submessages as f64)
             .num("history_over_limit", n.history_over_limit as f64);
     }
     if let (Some(a), Some(b)) = (udp_drops_before, udp_receive_drops()) {
