@@ -7,20 +7,23 @@
 //! idle 2-core VM, 3 µs on a loaded one). A waiter that looks for a few microseconds first
 //! catches such a sample without any system call on either side.
 //!
-//! Model (as crossbeam's `Backoff`, bounded by time instead of steps): steps of 1, 2, 4, ... 64
-//! `pause`s, with a look after every pause (a sample is seen within one pause, about 55 ns on this
-//! EPYC VM), the clock read after every step; past the 64-pause steps (127 pauses, about 7 µs
-//! here) every other step also yields (another thread wanting this core gets it), until the bound
-//! has passed; then the caller sleeps as before. A spin never outlasts its bound by more than one
-//! step (64 pauses and a yield). The default 5 µs bound ends inside the pause steps; only longer
-//! bounds (busy polling) yield. `Duration::ZERO` makes no spin at all.
+//! Model: a `pause`, a look, again, reading the clock every [`CLOCK_EVERY`] looks, until the bound
+//! has passed; then the caller sleeps as before. A sample is seen within one pause (about 55 ns on
+//! this EPYC VM) and a spin outlasts its bound by at most 8 pauses. `Duration::ZERO` makes no spin.
+//! Crossbeam's `Backoff` (the floor) spins 127 pauses (about 7 µs here) and then yields 4
+//! times before it parks; the 5 µs default is the same order. No yield: with busy polling (the
+//! only bounds long enough to reach crossbeam's yield phase) yielding every 64 pauses made the
+//! shared-memory 64 B ping-pong 7.4-8.6 µs instead of 0.7-1.6 µs on the loaded 2-core VM (load 7;
+//! each yield handed the core to another process for a while).
 //!
-//! **Only when samples come often** ([`Pace`]): a waiter spins only when its previous wait lasted
-//! less than [`SHORT_WAIT_FACTOR`] times the bound (100 µs with the default 5 µs). A reader fed at
-//! 1 kHz waits about 1 ms each time, so it never spins and its CPU per sample does not grow; one
-//! in a ping-pong or an as-fast-as-possible stream does, and saves the sleep and the wake-up.
+//! **Only when it pays** ([`Pace`]): a waiter spins only when its previous wait lasted less than
+//! [`SHORT_WAIT_FACTOR`] times the bound (100 µs with the default 5 µs), and not for the
+//! [`SKIP_AFTER_MISS`] waits after a spin that caught nothing. A reader fed at 1 kHz waits about
+//! 1 ms each time, so it never spins and its CPU per sample does not grow; one in a ping-pong or
+//! an as-fast-as-possible stream on idle cores does, and saves the sleep and the wake-up; on a
+//! loaded machine, where the peer often cannot run within the spin, spins miss and stop.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The default [`crate::ParticipantConfig::wait_spin`]: a few microseconds, enough for a reply in
@@ -34,11 +37,12 @@ pub const BUSY_POLL_SPIN: Duration = Duration::from_millis(10);
 /// A waiter spins only when its previous wait lasted less than this many times its bound.
 pub const SHORT_WAIT_FACTOR: u32 = 20;
 
-/// Exponential spin steps before the yields: 1, 2, ... 2^SPIN_STEPS pauses.
-const SPIN_STEPS: u32 = 6;
+/// Looks (each after a `pause`, about 55 ns here) between two readings of the clock: a spin
+/// outlasts its bound by half a microsecond at most.
+const CLOCK_EVERY: u32 = 8;
 
-/// Looks at `done` until it is true (true) or `bound` has passed since the call (false): spins,
-/// then yields (module comment). `done` is looked at once even with a zero bound.
+/// Looks at `done` until it is true (true) or `bound` has passed since the call (false), with a
+/// `pause` between looks (module comment). `done` is looked at once even with a zero bound.
 pub(crate) fn spin_until(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
     if done() {
         return true;
@@ -47,41 +51,51 @@ pub(crate) fn spin_until(bound: Duration, mut done: impl FnMut() -> bool) -> boo
         return false;
     }
     let start = Instant::now();
-    let mut step = 0u32;
     loop {
-        // Every pause is followed by a look: a sample is seen within one pause of its arrival.
-        for _ in 0..1u32 << step.min(SPIN_STEPS) {
+        // The clock costs about as much as a look and a pause: read it every CLOCK_EVERY looks.
+        for _ in 0..CLOCK_EVERY {
             std::hint::spin_loop();
             if done() {
                 return true;
             }
         }
-        if step > SPIN_STEPS && step % 2 == 1 {
-            std::thread::yield_now();
-            if done() {
-                return true;
-            }
-        }
-        step = step.saturating_add(1);
         if start.elapsed() >= bound {
             return false;
         }
     }
 }
 
-/// One waiter's pace: whether its next wait spins ([`SHORT_WAIT_FACTOR`]). Atomic so that a
-/// reader shared by several waiting threads can keep one (a lost update only costs one spin).
+/// After a spin that caught nothing, the waiter's next this many waits sleep at once.
+pub const SKIP_AFTER_MISS: u32 = 15;
+
+/// One waiter's pace: whether its next wait spins. It spins while its waits are short (the
+/// previous one lasted under [`SHORT_WAIT_FACTOR`] times the bound) and its spins pay: after a
+/// spin that caught nothing (the wait lasted longer than its spin), the next
+/// [`SKIP_AFTER_MISS`] waits sleep at once. A spin that misses costs its whole bound, and on a
+/// loaded machine it also holds a core the peer may need (before this rule, a 5 µs spin on both
+/// sides of a shared-memory ping-pong on a loaded 2-core VM made it 5x slower than sleeping);
+/// at 10-20 kHz, too slow for the spin to catch, a waiter then spins on one wait in 16.
+/// Atomic so that a reader shared by several waiting threads keeps one (a lost update costs at
+/// most one spin).
 #[derive(Debug, Default)]
 pub(crate) struct Pace {
     /// How long the previous wait lasted, ns (0 before the first: the first wait spins).
     last_ns: AtomicU64,
+    /// Waits left to sleep at once after a spin that missed.
+    skip: AtomicU32,
 }
 
 impl Pace {
-    /// How long the next wait spins, given the configured bound.
+    /// How long the next wait spins, given the configured bound. Pass what it returns to
+    /// [`Pace::record`].
     pub(crate) fn bound(&self, spin: Duration) -> Duration {
         if spin.is_zero() {
             return spin;
+        }
+        let skip = self.skip.load(Ordering::Relaxed);
+        if skip > 0 {
+            self.skip.store(skip - 1, Ordering::Relaxed);
+            return Duration::ZERO;
         }
         let short = spin.saturating_mul(SHORT_WAIT_FACTOR).as_nanos();
         if u128::from(self.last_ns.load(Ordering::Relaxed)) < short {
@@ -91,17 +105,21 @@ impl Pace {
         }
     }
 
-    /// A wait that started at `start` ended now.
-    pub(crate) fn record(&self, start: Instant) {
-        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    /// A wait that started at `start` and spun up to `spun` (what [`Pace::bound`] gave) ended now.
+    pub(crate) fn record(&self, start: Instant, spun: Duration) {
+        let took = start.elapsed();
+        let ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
         self.last_ns.store(ns.max(1), Ordering::Relaxed);
+        if !spun.is_zero() && took > spun {
+            self.skip.store(SKIP_AFTER_MISS, Ordering::Relaxed);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, AtomicU32};
+    use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
     /// The spin lasts its bound (not less: it ignores no setting; not unbounded: it ends), and a
@@ -153,7 +171,15 @@ mod tests {
         p.last_ns.store(1_000_000, Ordering::Relaxed);
         assert_eq!(p.bound(spin), Duration::ZERO, "a 1 ms wait (1 kHz) makes the next one sleep at once");
         assert_eq!(p.bound(Duration::MAX), Duration::MAX, "busy polling always polls");
-        p.record(Instant::now());
-        assert_eq!(p.bound(spin), spin);
+        p.record(Instant::now(), spin);
+        assert_eq!(p.bound(spin), spin, "a wait the spin caught keeps spinning");
+        // A spin that missed: the next SKIP_AFTER_MISS waits sleep at once, then it tries again.
+        let spun = p.bound(spin);
+        let start = Instant::now() - Duration::from_micros(50);
+        p.record(start, spun);
+        for i in 0..SKIP_AFTER_MISS {
+            assert_eq!(p.bound(spin), Duration::ZERO, "wait {i} after a missed spin spun");
+        }
+        assert_eq!(p.bound(spin), spin, "spinning never resumed after a miss");
     }
 }

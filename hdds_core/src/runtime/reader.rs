@@ -276,17 +276,18 @@ impl Reader {
             };
         }
         let start = Instant::now();
-        let any = self.sleep_for_data(start, timeout);
-        self.pace.record(start);
+        let spin = self.pace.bound(self.shared.wait_spin).min(timeout);
+        let any = self.sleep_for_data(start, spin, timeout);
+        self.pace.record(start, spin);
         any
     }
 
-    /// `wait_for_data` without same-host writers: spin, then sleep on the condition variable.
-    fn sleep_for_data(&self, start: Instant, timeout: Duration) -> bool {
+    /// `wait_for_data` without same-host writers: spin up to `spin`, then sleep on the condition
+    /// variable.
+    fn sleep_for_data(&self, start: Instant, spin: Duration, timeout: Duration) -> bool {
         let deadline = start.checked_add(timeout);
         let seen = self.shared.arrivals.load(Ordering::Acquire);
         let mut st = self.shared.lock();
-        let spin = self.pace.bound(self.shared.wait_spin).min(timeout);
         if st.queue.is_empty() && !spin.is_zero() {
             drop(st);
             spin_until(spin, || self.shared.arrivals.load(Ordering::Acquire) != seen);

@@ -40,7 +40,8 @@
 //!   finds no sleeper counted and makes no syscall; one after the spin finds the sleeper as
 //!   before. The bound is the longest `wait_spin` of the entries' readers' participants, and a
 //!   wait spins only while waits are short (the previous one lasted under 20 times the bound), so
-//!   an executor woken at 1 kHz sleeps at once as without a spin.
+//!   an executor woken at 1 kHz sleeps at once as without a spin; after a spin that caught nothing
+//!   the next 15 waits do not spin (`crate::spin::Pace`).
 //! - Syscalls only for sleepers: `signal` notifies the condition variable only while a thread
 //!   sleeps on it (`cv_sleepers`, counted under the `signalled` mutex; std's notify always makes a
 //!   futex syscall).
@@ -314,16 +315,24 @@ impl WaitSet {
     /// Sets each entry's ready flag and returns whether any is ready. Guard conditions found
     /// ready are reset. With no entries it sleeps for the timeout.
     pub fn wait<L: WaitList + ?Sized>(&mut self, entries: &mut L, timeout: Option<Duration>) -> bool {
-        let start = Instant::now();
-        let any = self.wait_from(start, entries, timeout);
-        self.pace.record(start);
-        any
-    }
-
-    fn wait_from<L: WaitList + ?Sized>(&mut self, start: Instant, entries: &mut L, timeout: Option<Duration>) -> bool {
         if timeout == Some(Duration::ZERO) {
             return poll_all(entries);
         }
+        let start = Instant::now();
+        // The first sleep of the wait spins first, up to the readers' participants' bound.
+        let spin = self.pace.bound(wait_spin(entries));
+        let any = self.wait_from(start, spin, entries, timeout);
+        self.pace.record(start, spin);
+        any
+    }
+
+    fn wait_from<L: WaitList + ?Sized>(
+        &mut self,
+        start: Instant,
+        mut spin: Duration,
+        entries: &mut L,
+        timeout: Option<Duration>,
+    ) -> bool {
         if !self.attached_to(entries) {
             if poll_all(entries) {
                 return true;
@@ -331,8 +340,6 @@ impl WaitSet {
             self.attach(entries);
         }
         let deadline = timeout.and_then(|t| start.checked_add(t));
-        // The first sleep of the wait spins first, up to the readers' participants' bound.
-        let mut spin = self.pace.bound(wait_spin(entries));
         let mut port: Option<Arc<ShmPort>> = None;
         let any = loop {
             self.core.reset();

@@ -132,8 +132,9 @@ impl ShmPort {
             // Sleeps while an application thread drains (doorbell mode), or until the next ring.
             let timeout = if backlog { BACKLOG_WAIT } else { IDLE_WAIT };
             let start = Instant::now();
-            self.doorbell.reader_wait(seen, pace.bound(self.spin), timeout, self.cfg.handoff, &mut gaps);
-            pace.record(start);
+            let spin = pace.bound(self.spin);
+            self.doorbell.reader_wait(seen, spin, timeout, self.cfg.handoff, &mut gaps);
+            pace.record(start, spin);
             bump(&self.counters.reader_thread_wakeups, 1);
         }
     }
