@@ -228,7 +228,7 @@ def write_md(path, doc):
 
 HOW = """- `intra`: one participant without network, a writer and reader on `ping` and on `pong`, one
   thread echoing; both threads wait in `Reader::wait_for_data`, which spins up to the
-  participant's `wait_spin` (5 µs by default; only while samples come often and spins catch them:
+  participant's `wait_spin` (5 µs by default; only while samples come often:
   `hdds_core/src/spin.rs`) and then sleeps; `intra-nospin`: `wait_spin = 0`, sleeping at once. The floor does per hop what any
   DDS write must: one mutex, one `Instant::now()`, then a crossbeam channel send of the payload
   buffer itself (moved, no copy); the receiver blocks in `recv` (crossbeam spins, yields, then

@@ -278,7 +278,7 @@ impl Reader {
         let start = Instant::now();
         let spin = self.pace.bound(self.shared.wait_spin).min(timeout);
         let any = self.sleep_for_data(start, spin, timeout);
-        self.pace.record(start, spin);
+        self.pace.record(start);
         any
     }
 

@@ -40,8 +40,7 @@
 //!   finds no sleeper counted and makes no syscall; one after the spin finds the sleeper as
 //!   before. The bound is the longest `wait_spin` of the entries' readers' participants, and a
 //!   wait spins only while waits are short (the previous one lasted under 20 times the bound), so
-//!   an executor woken at 1 kHz sleeps at once as without a spin; after a spin that caught nothing
-//!   the next 15 waits do not spin (`crate::spin::Pace`).
+//!   an executor woken at 1 kHz sleeps at once as without a spin (`crate::spin::Pace`).
 //! - Syscalls only for sleepers: `signal` notifies the condition variable only while a thread
 //!   sleeps on it (`cv_sleepers`, counted under the `signalled` mutex; std's notify always makes a
 //!   futex syscall).
@@ -322,7 +321,7 @@ impl WaitSet {
         // The first sleep of the wait spins first, up to the readers' participants' bound.
         let spin = self.pace.bound(wait_spin(entries));
         let any = self.wait_from(start, spin, entries, timeout);
-        self.pace.record(start, spin);
+        self.pace.record(start);
         any
     }
 

@@ -134,7 +134,7 @@ impl ShmPort {
             let start = Instant::now();
             let spin = pace.bound(self.spin);
             self.doorbell.reader_wait(seen, spin, timeout, self.cfg.handoff, &mut gaps);
-            pace.record(start, spin);
+            pace.record(start);
             bump(&self.counters.reader_thread_wakeups, 1);
         }
     }
