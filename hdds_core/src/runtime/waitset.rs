@@ -34,8 +34,9 @@
 //!   waiting thread itself (its own drain delivered the sample) rings nothing: that thread looks
 //!   at `signalled` before it sleeps, and a ring would make it kick the reader thread on leaving
 //!   (one needless wake-up of another thread per sample).
-//! - Spin first ([`crate::ParticipantConfig::wait_spin`], `crate::spin`): the first sleep of a
-//!   wait looks for a few microseconds before it sleeps: at `raised` (the flag, without its mutex)
+//! - Spin first ([`crate::ParticipantConfig::wait_spin`], `crate::spin`): a wait looks for a few
+//!   microseconds in all before it sleeps (in doorbell mode across the sleeps of its drain loop,
+//!   so that a ring readying nothing, such as the writer's own, does not end the spinning): at `raised` (the flag, without its mutex)
 //!   on the condition variable path, at the doorbell's count in doorbell mode. A signal meanwhile
 //!   finds no sleeper counted and makes no syscall; one after the spin finds the sleeper as
 //!   before. The bound is the longest `wait_spin` of the entries' readers' participants, and a
@@ -109,9 +110,12 @@ impl WaitCore {
     }
 
     /// Doorbell mode: sleeps on `port`'s doorbell, draining its rings at each wake-up, until
-    /// signalled (true) or `deadline` passes (false); the first sleep spins up to `spin` first.
-    /// Also returns the doorbell count up to which everything was drained.
-    fn sleep_on_bell(&self, port: &ShmPort, mut spin: Duration, deadline: Option<Instant>) -> (bool, u32) {
+    /// signalled (true) or `deadline` passes (false); each sleep spins first while `spin` has not
+    /// passed since the call (a ring that readies nothing, the writer's own or another reader's,
+    /// does not end the spinning). Also returns the doorbell count up to which everything was
+    /// drained.
+    fn sleep_on_bell(&self, port: &ShmPort, spin: Duration, deadline: Option<Instant>) -> (bool, u32) {
+        let spin_from = Instant::now();
         loop {
             let seen = port.bell();
             port.drain();
@@ -126,7 +130,7 @@ impl WaitCore {
                 },
                 None => Duration::from_secs(3600),
             };
-            port.sleep(seen, std::mem::take(&mut spin), left);
+            port.sleep(seen, spin.saturating_sub(spin_from.elapsed()), left);
         }
     }
 
@@ -318,7 +322,7 @@ impl WaitSet {
             return poll_all(entries);
         }
         let start = Instant::now();
-        // The first sleep of the wait spins first, up to the readers' participants' bound.
+        // The wait spins before it sleeps, up to the readers' participants' bound in all.
         let spin = self.pace.bound(wait_spin(entries));
         let any = self.wait_from(start, spin, entries, timeout);
         self.pace.record(start);
