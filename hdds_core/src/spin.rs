@@ -7,21 +7,23 @@
 //! idle 2-core VM, 3 µs on a loaded one). A waiter that looks for a few microseconds first
 //! catches such a sample without any system call on either side.
 //!
-//! Model: a `pause`, a look, again, reading the clock every [`CLOCK_EVERY`] looks, until the bound
-//! has passed; then the caller sleeps as before. A sample is seen within one pause (about 55 ns on
-//! this EPYC VM) and a spin outlasts its bound by at most 8 pauses. `Duration::ZERO` makes no spin.
-//! Crossbeam's `Backoff` (the floor) spins 127 pauses (about 7 µs here) and then yields 4
-//! times before it parks; the 5 µs default is the same order. No yield: with busy polling (the
-//! only bounds long enough to reach crossbeam's yield phase) yielding every 64 pauses made the
-//! shared-memory 64 B ping-pong 7.4-8.6 µs instead of 0.7-1.6 µs on the loaded 2-core VM (load 7;
-//! each yield handed the core to another process for a while).
+//! Model (crossbeam's `Backoff`, the floor, bounded by time): a `pause`, a look, again,
+//! reading the clock every [`CLOCK_EVERY`] looks (a sample is seen within one pause, about 55 ns
+//! on this EPYC VM); after [`YIELD_AFTER`] (1 µs) of that, a `yield_now` after every clock
+//! reading, until the bound has passed; then the caller sleeps as before. A spin outlasts its bound
+//! by at most 8 pauses and a yield. `Duration::ZERO` makes no spin. The yields let a peer thread
+//! queued on this core run and answer (the same-process ping-pong on the loaded 2-core VM: 2.9 µs
+//! with them, 8.7 µs spinning without, 3.0 µs sleeping at once, crossbeam 4.5 µs); the first
+//! microsecond is yield-free because a reply on idle cores comes within it (0.30-0.48 µs one way
+//! under `chrt`, against 0.63-0.75 µs when yielding from the start). Bounds above
+//! [`YIELD_BELOW`] (busy polling) never yield: a poller that yields every few microseconds gave the
+//! core to other processes and made the 64 B ping-pong 7.4-8.6 µs instead of 0.7-1.6 µs under load.
 //!
 //! **Only while samples come often** ([`Pace`]): a waiter spins only when its previous wait lasted
 //! less than [`SHORT_WAIT_FACTOR`] times the bound (100 µs with the default 5 µs). A reader fed at
 //! 1 kHz waits about 1 ms each time, so it never spins and its CPU per sample does not grow; one
 //! in a ping-pong or an as-fast-as-possible stream does, and on idle cores saves the sleep and the
-//! wake-up. On a loaded machine a spin holds a core the peer may need: a 64 B ping-pong measured
-//! 8.9 µs spinning against 3.4 µs sleeping at load 6 (`wait_spin = 0` restores sleeping).
+//! wake-up.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -42,7 +44,7 @@ pub const SHORT_WAIT_FACTOR: u32 = 20;
 const CLOCK_EVERY: u32 = 8;
 
 /// Looks at `done` until it is true (true) or `bound` has passed since the call (false), with a
-/// `pause` between looks (module comment). `done` is looked at once even with a zero bound.
+/// `pause` between looks and, past the first microsecond of a short bound, yields (module comment). `done` is looked at once even with a zero bound.
 pub(crate) fn spin_until(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
     if done() {
         return true;
@@ -59,11 +61,24 @@ pub(crate) fn spin_until(bound: Duration, mut done: impl FnMut() -> bool) -> boo
                 return true;
             }
         }
-        if start.elapsed() >= bound {
+        let spun = start.elapsed();
+        if spun >= bound {
             return false;
+        }
+        if bound <= YIELD_BELOW && spun >= YIELD_AFTER {
+            std::thread::yield_now();
+            if done() {
+                return true;
+            }
         }
     }
 }
+
+/// Spins with a bound up to this yield (module comment); longer ones (busy polling) never do.
+pub const YIELD_BELOW: Duration = Duration::from_micros(100);
+
+/// How long a spin runs before it starts yielding.
+pub const YIELD_AFTER: Duration = Duration::from_micros(1);
 
 /// One waiter's pace: whether its next wait spins. It spins while its waits are short (the
 /// previous one lasted under [`SHORT_WAIT_FACTOR`] times the bound). Atomic so that a reader
