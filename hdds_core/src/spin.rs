@@ -8,7 +8,7 @@
 //! catches such a sample without any system call on either side.
 //!
 //! Model (crossbeam's `Backoff`, the floor, bounded by time): a `pause`, a look, again,
-//! reading the clock every [`CLOCK_EVERY`] looks (a sample is seen within one pause, about 55 ns
+//! reading the clock every `CLOCK_EVERY` (8) looks (a sample is seen within one pause, about 55 ns
 //! on this EPYC VM); after [`YIELD_AFTER`] (1 µs) of that, a `yield_now` after every clock
 //! reading, until the bound has passed; then the caller sleeps as before. A spin outlasts its bound
 //! by at most 8 pauses and a yield. `Duration::ZERO` makes no spin. The yields let a peer thread
@@ -44,7 +44,8 @@ pub const SHORT_WAIT_FACTOR: u32 = 20;
 const CLOCK_EVERY: u32 = 8;
 
 /// Looks at `done` until it is true (true) or `bound` has passed since the call (false), with a
-/// `pause` between looks and, past the first microsecond of a short bound, yields (module comment). `done` is looked at once even with a zero bound.
+/// `pause` between looks and, past the first microsecond of a short bound, yields (module
+/// comment). `done` is looked at once even with a zero bound.
 pub(crate) fn spin_until(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
     if done() {
         return true;
