@@ -53,6 +53,7 @@ def configs(quick):
     """(name, kind, size, args): every run of one repeat."""
     c = [
         ("intra", "hdds", 64, ["intra", "--size", "64", "--count", str(10 * count_for(64, quick))]),
+        ("intra-nospin", "hdds", 64, ["intra", "--size", "64", "--count", str(10 * count_for(64, quick)), "--spin-us", "0"]),
         ("intra-floor", "hdds", 64, ["intra-floor", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-floor-condvar", "hdds", 64, ["intra-floor-condvar", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-same-thread", "hdds", 64, ["intra-same-thread", "--size", "64", "--count", "20000"]),
@@ -61,16 +62,19 @@ def configs(quick):
     ]
     for s in SIZES:
         n = str(count_for(s, quick))
-        c.append((f"shm-sleep-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n]))
+        c.append((f"shm-sleep-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--spin-us", "0"]))
+        if s == 64:
+            c.append(("shm-default-64", "hdds", s, ["shm", "--size", str(s), "--count", n]))
         c.append((f"shm-busy-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--busy"]))
         c.append((f"floor-futex-copy-{s}", "hdds", s, ["floor-futex-copy", "--size", str(s), "--count", n]))
         c.append((f"cyclone-udp-{s}", "ddsperf", s, []))
     for s in (64, 4 * MIB):
-        c.append((f"loan-{s}", "hdds", s, ["loan", "--size", str(s), "--count", str(count_for(s, quick))]))
+        c.append((f"loan-{s}", "hdds", s, ["loan", "--size", str(s), "--count", str(count_for(s, quick)), "--spin-us", "0"]))
     # 64 B with the reader left idle as long as filling 4 MiB leaves it (the writer works 1 ms
     # before each loan): tells the size's cost from the idle reader's slower wake-up.
     c.append(("loan-64-paced", "hdds", 64,
-              ["loan", "--size", "64", "--count", str(count_for(MIB, quick)), "--gap-us", str(PACED_GAP_US)]))
+              ["loan", "--size", "64", "--count", str(count_for(MIB, quick)), "--gap-us", str(PACED_GAP_US),
+               "--spin-us", "0"]))
     return c
 
 
@@ -161,6 +165,8 @@ def information(agg):
     """Ratios the issue sets no target for, shown beside the targets."""
     p = lambda name: agg[name]["p50_us"] if name in agg else float("nan")
     return [("intra-process across threads / std mutex + condvar hand-off", p("intra") / p("intra-floor-condvar")),
+            ("intra-process with wait_spin = 0 (sleeping at once) / its floor", p("intra-nospin") / p("intra-floor")),
+            ("shm 64 B with the default wait_spin / futex wake-up floor", p("shm-default-64") / p("floor-futex")),
             ("loan 64 B / shm sleeping 64 B by copy", p("loan-64") / p("shm-sleep-64")),
             ("loan 4 MiB / loan 64 B after 1 ms of writer work (the reader as idle as for 4 MiB)",
              p(f"loan-{4 * MIB}") / p("loan-64-paced")),
@@ -181,13 +187,16 @@ def write_md(path, doc):
     for what, r, lim in doc["targets"]:
         L.append(f"| {what} | {r:.2f} | ≤ {lim} | {'yes' if r <= lim else 'NO'} |")
     L += ["", "Other ratios (no target): " + "; ".join(f"{w} {r:.2f}" for w, r in information(agg)), ""]
-    L += ["", "## Intra-process (one process, two threads, sleeping readers; 64 B)", "",
+    L += ["", "## Intra-process (one process, two threads; 64 B)", "",
           "| run | p50 | p99 | CPU/msg | p50 per repeat |", "|---|---|---|---|---|"]
-    for name, label in [("intra", "hdds write → take across threads (ping-pong / 2)"),
+    for name, label in [("intra", "hdds write → take across threads (ping-pong / 2), default wait_spin (5 µs)"),
+                        ("intra-nospin", "the same, wait_spin = 0 (the reader sleeps at once)"),
                         ("intra-floor", "floor: crossbeam hand-off of the payload + timestamp + mutex"),
                         ("intra-floor-condvar", "second floor (information): std mutex + condvar hand-off + timestamp"),
                         ("intra-same-thread", "hdds write then take, same thread (per pair)")]:
-        a = agg[name]
+        a = agg.get(name)
+        if not a:
+            continue
         L.append(f"| {label} | {fmt(a['p50_us'])} | {fmt(a['p99_us'])} | {fmt(a['cpu_us_per_msg'])} | {' '.join(fmt(x) for x in a['p50s'])} |")
     L += ["", "## Two processes (one-way µs; CPU/msg µs)", "",
           "| size | shm sleeping p50 / p99 / CPU | shm busy-poll p50 / p99 / CPU | Cyclone UDP p50 / p99 / CPU | floor futex+2 copies p50 / p99 / CPU |",
@@ -198,6 +207,9 @@ def write_md(path, doc):
             a = agg.get(k)
             cells.append(f"{fmt(a['p50_us'])} / {fmt(a['p99_us'])} / {fmt(a['cpu_us_per_msg'])}" if a else "n/a")
         L.append(f"| {human(s)} | " + " | ".join(cells) + " |")
+    L += ["", "Shared memory 64 B with the default `wait_spin` (5 µs, spinning while samples come often; the "
+          "sleeping column above uses `wait_spin = 0`): " + (lambda a: f"{fmt(a['p50_us'])} / {fmt(a['p99_us'])} / "
+          f"{fmt(a['cpu_us_per_msg'])}" if a else "n/a")(agg.get("shm-default-64"))]
     L += ["", "| floor (two processes, no payload) | p50 | p99 | CPU/msg |", "|---|---|---|---|"]
     for k, label in [("floor-futex", "futex wake-up"), ("floor-cacheline", "cache-line ping-pong (both spin)")]:
         a = agg[k]
@@ -215,14 +227,17 @@ def write_md(path, doc):
 
 
 HOW = """- `intra`: one participant without network, a writer and reader on `ping` and on `pong`, one
-  thread echoing; both threads sleep in `Reader::wait_for_data`. The floor does per hop what any
+  thread echoing; both threads wait in `Reader::wait_for_data`, which spins up to the
+  participant's `wait_spin` (5 µs by default; only while samples come often:
+  `hdds_core/src/spin.rs`) and then sleeps; `intra-nospin`: `wait_spin = 0`, sleeping at once. The floor does per hop what any
   DDS write must: one mutex, one `Instant::now()`, then a crossbeam channel send of the payload
   buffer itself (moved, no copy); the receiver blocks in `recv` (crossbeam spins, yields, then
   parks). The second floor hands the buffer over through a std `Mutex<Option<Vec>>` + `Condvar`.
 - `shm`: two processes (the second is the first started again), shared memory on by default,
-  KEEP_LAST 4 reliable; sleeping readers wait in `Reader::wait_for_data` (doorbell futex, no spin,
-  the default); busy-polling readers use `SharedMemoryConfig::busy_polling()` (poll up to 10 ms,
-  then sleep). By copy: the writer copies into its ring, the reader copies out into the sample.
+  KEEP_LAST 4 reliable; sleeping readers wait in `Reader::wait_for_data` with `wait_spin = 0`
+  (doorbell futex, no spin; the futex floors do not spin either); `shm-default-64` keeps the
+  default 5 µs spin; busy-polling readers use `ParticipantConfig::busy_polling()` (poll up to
+  10 ms, then sleep). By copy: the writer copies into its ring, the reader copies out into the sample.
 - floors: a shared mapping under /dev/shm with two 32-bit words; `futex`: each side sleeps in
   FUTEX_WAIT until the other's FUTEX_WAKE; `cacheline`: each side spins on the word;
   `futex-copy`: as `futex`, with the payload copied into the mapping by the sender and out of it
@@ -230,7 +245,8 @@ HOW = """- `intra`: one participant without network, a writer and reader on `pin
 - `loan`: the writer loans `size` bytes (`Writer::loan`: a slot of its shared-memory ring), fills
   it, writes CLOCK_MONOTONIC into its last 8 bytes, publishes; the reader takes a loan
   (`Reader::take_loan`: the payload read in place in the writer's ring, pinned, no copy), reads the
-  clock when it returns, and returns the loan. A 64 B pong paces the pings. `loan 64 B, writer
+  clock when it returns, and returns the loan (`wait_spin = 0`: a sleeping reader). A 64 B pong
+  paces the pings. `loan 64 B, writer
   works ...`: the writer spins that long before each loan, so that the reader has slept as long as
   while a 4 MiB loan is filled (an idle vCPU wakes slower than a busy one): what remains between
   it and 4 MiB is what the size costs.

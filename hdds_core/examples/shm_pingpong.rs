@@ -22,12 +22,13 @@ use hdds_core::{NetworkConfig, Participant, ParticipantConfig, Qos, Reader, Shar
 const T: &str = "hdds::bench::Bytes_";
 
 fn participant(udp: bool, busy: bool, tag: &str) -> Participant {
-    let mut shm = if udp { SharedMemoryConfig::disabled() } else { SharedMemoryConfig::default() };
+    let shm = if udp { SharedMemoryConfig::disabled() } else { SharedMemoryConfig::default() };
+    let mut pc = ParticipantConfig { domain_id: 199, ..Default::default() };
     if busy {
-        shm.spin = Duration::MAX;
+        pc.wait_spin = Duration::MAX;
     }
     if let Some(us) = std::env::var("SHM_SPIN_US").ok().and_then(|v| v.parse().ok()) {
-        shm.spin = Duration::from_micros(us);
+        pc.wait_spin = Duration::from_micros(us);
     }
     let net = NetworkConfig {
         domain_tag: tag.to_owned(),
@@ -36,7 +37,7 @@ fn participant(udp: bool, busy: bool, tag: &str) -> Participant {
         shared_memory: shm,
         ..NetworkConfig::localhost()
     };
-    Participant::with_network(ParticipantConfig { domain_id: 199, ..Default::default() }, net).expect("participant")
+    Participant::with_network(pc, net).expect("participant")
 }
 
 fn take_one(r: &Reader, timeout: Duration) -> Option<hdds_core::Sample> {

@@ -9,7 +9,8 @@
 //!   `transport::shm` (other processes of the host, through /dev/shm), [`transport::udp`].
 //! - [`runtime`]: participants, writers and readers: the public API that `hdds_ffi` wraps.
 //!
-//! `capacity` (giving back the memory of a burst or a peak) serves every layer.
+//! `capacity` (giving back the memory of a burst or a peak) and [`spin`] (the bounded spin before
+//! a wait sleeps) serve every layer.
 
 mod capacity;
 pub mod cdr;
@@ -19,6 +20,7 @@ mod guid_hash;
 pub mod qos;
 pub mod rtps;
 pub mod runtime;
+pub mod spin;
 pub mod time;
 pub mod transport;
 pub mod wire;

@@ -10,7 +10,7 @@
 //! message naming the file, the line and the key: a setting is never silently ignored.
 //!
 //! A value of `HDDS_CONFIG` that contains `=` is the configuration itself rather than a path, its
-//! entries separated by `;` (`HDDS_CONFIG='shm.spin_us = busy; shm.slots = 256'`): handy for one
+//! entries separated by `;` (`HDDS_CONFIG='wait.spin_us = busy; shm.slots = 256'`): handy for one
 //! run; messages then name the entry.
 //!
 //! ```text
@@ -29,7 +29,7 @@ pub const CONFIG_VARIABLE: &str = "HDDS_CONFIG";
 /// The environment variable listing the transports.
 pub const TRANSPORT_VARIABLE: &str = "HDDS_TRANSPORT";
 
-/// The longest bounded spin (`shm.spin_us`): beyond it a waiting thread should sleep, or poll for
+/// The longest bounded spin (`wait.spin_us`): beyond it a waiting thread should sleep, or poll for
 /// good (`busy`).
 const MAX_SPIN_US: u64 = 1000;
 
@@ -39,7 +39,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("shm.segment_bytes", "payload bytes of each writer's ring: the largest sample shared memory carries"),
     ("shm.slots", "sample slots per writer ring"),
     ("shm.max_readers", "same-host readers one writer's ring can serve"),
-    ("shm.spin_us", "microseconds a waiting reader polls before sleeping (0 to 1000), or busy"),
+    (
+        "wait.spin_us",
+        "microseconds a waiting thread spins before sleeping, while samples come often (0 to 1000), or busy",
+    ),
     ("shm.handoff_us", "microseconds a sample may wait for the application thread that drains it (0 to 100000)"),
     ("limits.max_remote_participants", "remote participants kept; more are dropped and counted"),
     ("limits.max_remote_endpoints", "remote writers and readers kept; more are dropped and counted"),
@@ -110,7 +113,7 @@ pub struct Settings {
     pub shm_segment_bytes: Option<usize>,
     pub shm_slots: Option<usize>,
     pub shm_max_readers: Option<usize>,
-    pub shm_spin: Option<Duration>,
+    pub wait_spin: Option<Duration>,
     pub shm_handoff: Option<Duration>,
     pub max_remote_participants: Option<usize>,
     pub max_remote_endpoints: Option<usize>,
@@ -216,8 +219,8 @@ fn parse_in(text: &str, origin: &str, unit: &str) -> Result<Settings> {
             "shm.segment_bytes" => s.shm_segment_bytes = Some(bytes(4096, 1 << 36)?),
             "shm.slots" => s.shm_slots = Some(count(1, 1 << 20)?),
             "shm.max_readers" => s.shm_max_readers = Some(count(1, 4096)?),
-            "shm.spin_us" => {
-                s.shm_spin = Some(if value.eq_ignore_ascii_case("busy") {
+            "wait.spin_us" => {
+                s.wait_spin = Some(if value.eq_ignore_ascii_case("busy") {
                     Duration::MAX
                 } else {
                     Duration::from_micros(count(0, MAX_SPIN_US).map_err(|_| {
@@ -272,6 +275,7 @@ impl Settings {
         if let Some(v) = self.keep_all_max_samples {
             pc.keep_all_max_samples = v;
         }
+        set(&mut pc.wait_spin, self.wait_spin);
         let Some(net) = net else { return Ok(()) };
         net.intra_process = self.transports.intra;
         let shm = &mut net.shared_memory;
@@ -279,7 +283,6 @@ impl Settings {
         set(&mut shm.arena_bytes, self.shm_segment_bytes);
         set(&mut shm.slots, self.shm_slots);
         set(&mut shm.max_readers, self.shm_max_readers);
-        set(&mut shm.spin, self.shm_spin);
         set(&mut shm.handoff, self.shm_handoff);
         set(&mut net.max_remote_participants, self.max_remote_participants);
         set(&mut net.max_remote_endpoints, self.max_remote_endpoints);
@@ -309,7 +312,7 @@ mod tests {
     #[test]
     fn every_key_is_read_and_applied() {
         let text = "# comment\n\ntransport = shm , udp  # no intra\nshm.segment_bytes = 16MiB\nshm.slots = 8\n\
-                    shm.max_readers=4\nshm.spin_us = 5\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
+                    shm.max_readers=4\nwait.spin_us = 5\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
                     limits.max_remote_endpoints = 1_000\nlimits.keep_all_max_samples = 50\n\
                     limits.reassembly_max_sample_bytes = 1GiB\nlimits.reassembly_max_samples = 3\n\
                     limits.reassembly_max_samples_per_writer = 2\nlimits.reassembly_max_bytes = 64KiB\n";
@@ -322,12 +325,12 @@ mod tests {
         assert!(!net.intra_process && net.shared_memory.enabled);
         assert_eq!(net.shared_memory.arena_bytes, 16 << 20);
         assert_eq!((net.shared_memory.slots, net.shared_memory.max_readers), (8, 4));
-        assert_eq!(net.shared_memory.spin, Duration::from_micros(5));
+        assert_eq!(pc.wait_spin, Duration::from_micros(5));
         assert_eq!(net.shared_memory.handoff, Duration::from_micros(200));
         assert_eq!((net.max_remote_participants, net.max_remote_endpoints), (10, 1000));
         let r = net.reassembly;
         assert_eq!((r.max_sample_size, r.max_concurrent, r.max_per_writer, r.max_total_bytes), (1 << 30, 3, 2, 65536));
-        assert_eq!(parse("shm.spin_us = busy", "f").unwrap().shm_spin, Some(Duration::MAX));
+        assert_eq!(parse("wait.spin_us = busy", "f").unwrap().wait_spin, Some(Duration::MAX));
     }
 
     #[test]
@@ -348,8 +351,8 @@ mod tests {
         assert!(e.contains("line 1") && e.contains("key shm.slots") && e.contains("whole number"), "{e}");
         let e = err("shm.slots = 0");
         assert!(e.contains("key shm.slots") && e.contains("out of range"), "{e}");
-        let e = err("shm.spin_us = 5000");
-        assert!(e.contains("key shm.spin_us") && e.contains("0 to 1000"), "{e}");
+        let e = err("wait.spin_us = 5000");
+        assert!(e.contains("key wait.spin_us") && e.contains("0 to 1000"), "{e}");
         let e = err("shm.segment_bytes = 12 MB");
         assert!(e.contains("key shm.segment_bytes") && e.contains("KiB"), "{e}");
         let e = err("limits.max_remote_participants");
@@ -362,8 +365,8 @@ mod tests {
         assert!(e.contains("line 1: key transport") && e.contains("\"tcp\""), "{e}");
         assert!(number("1_024", false) == Some(1024) && number("_1", false).is_none());
         assert!(number("99999999999GiB", true).is_none(), "overflow is refused, not wrapped");
-        let e = parse_in("shm.slots = 4\nshm.spin_us = x", "HDDS_CONFIG (inline)", "entry").unwrap_err();
-        assert!(e.message().starts_with("HDDS_CONFIG (inline), entry 2: key shm.spin_us"), "{e}");
+        let e = parse_in("shm.slots = 4\nwait.spin_us = x", "HDDS_CONFIG (inline)", "entry").unwrap_err();
+        assert!(e.message().starts_with("HDDS_CONFIG (inline), entry 2: key wait.spin_us"), "{e}");
     }
 
     #[test]

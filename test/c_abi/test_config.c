@@ -39,9 +39,9 @@ static void mistakes_are_named(void) {
   CHECK(strstr(hdds_last_error(), path) != NULL);
   CHECK(strstr(hdds_last_error(), "line 3") != NULL);
   CHECK(strstr(hdds_last_error(), "shm.slotz") != NULL);
-  write_file("shm.spin_us = 5000\n");
+  write_file("wait.spin_us = 5000\n");
   CHECK(create(&p) == HDDS_RET_BAD_ARGUMENT && p == NULL);
-  CHECK(strstr(hdds_last_error(), "line 1: key shm.spin_us") != NULL);
+  CHECK(strstr(hdds_last_error(), "line 1: key wait.spin_us") != NULL);
   /* The plain constructor reads the file too. */
   CHECK(hdds_participant_create(0, &p) == HDDS_RET_BAD_ARGUMENT && p == NULL);
   CHECK(unlink(path) == 0);
@@ -91,9 +91,9 @@ static void inline_configuration(void) {
   CHECK(setenv("HDDS_CONFIG", "limits.keep_all_max_samples = 2; transport = intra", 1) == 0);
   CHECK(create(&p) == HDDS_RET_OK && p != NULL);
   hdds_participant_destroy(p);
-  CHECK(setenv("HDDS_CONFIG", "shm.slots = 8; shm.spin_us = soon", 1) == 0);
+  CHECK(setenv("HDDS_CONFIG", "shm.slots = 8; wait.spin_us = soon", 1) == 0);
   CHECK(create(&p) == HDDS_RET_BAD_ARGUMENT && p == NULL);
-  CHECK(strstr(hdds_last_error(), "HDDS_CONFIG (inline), entry 2: key shm.spin_us") != NULL);
+  CHECK(strstr(hdds_last_error(), "HDDS_CONFIG (inline), entry 2: key wait.spin_us") != NULL);
   CHECK(unsetenv("HDDS_CONFIG") == 0);
 }
 

@@ -6,6 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::discovery_events::{DiscoveryListener, EndpointInfo, Graph, ParticipantInfo};
 use super::guid_gen;
@@ -36,6 +37,15 @@ pub struct ParticipantConfig {
     /// stops acknowledging (its writer resends, then blocks) and a best-effort KEEP_ALL reader
     /// drops the newest sample; both count it ([`crate::Reader::history_refusals`]).
     pub keep_all_max_samples: usize,
+    /// How long a thread waiting on this participant's readers looks for the next sample before
+    /// it sleeps: `Reader::wait_for_data`, a wait set with one of them among its entries (the
+    /// RMW's `rmw_wait`), a shared-memory doorbell, the shared-memory reader thread. It spins for
+    /// at most this long, only while samples come often (its previous wait was shorter than 20
+    /// times the bound): a sample that comes within it costs no sleep and no wake-up on either
+    /// side, and a reader fed at 1 kHz never spins (`crate::spin` has the model). [`crate::spin::WAIT_SPIN`] (5 µs) by
+    /// default; `Duration::ZERO` sleeps at once; [`ParticipantConfig::busy_polling`] polls 10 ms;
+    /// `Duration::MAX` never sleeps (a core per waiting thread).
+    pub wait_spin: Duration,
 }
 
 impl Default for ParticipantConfig {
@@ -44,11 +54,20 @@ impl Default for ParticipantConfig {
             domain_id: 0,
             user_data: Vec::new(),
             keep_all_max_samples: crate::runtime::writer::KEEP_ALL_MAX_SAMPLES,
+            wait_spin: crate::spin::WAIT_SPIN,
         }
     }
 }
 
 impl ParticipantConfig {
+    /// Busy-polling waits (opt-in): waiting threads poll for up to [`crate::spin::BUSY_POLL_SPIN`]
+    /// (10 ms) before sleeping, so a reader fed at 100 Hz or faster never sleeps and never pays a
+    /// wake-up, at the price of a core per waiting thread while samples flow; an idle reader goes
+    /// back to sleeping after 10 ms.
+    pub fn busy_polling(self) -> Self {
+        ParticipantConfig { wait_spin: crate::spin::BUSY_POLL_SPIN, ..self }
+    }
+
     fn check(&self) -> Result<()> {
         // The domain's ports must exist even before the network path uses them.
         crate::discovery::ports::spdp_multicast_port(self.domain_id)?;
@@ -89,6 +108,7 @@ pub(crate) struct ParticipantInner {
     intra_process: bool,
     graph: Arc<Graph>,
     pub(crate) keep_all_max_samples: usize,
+    wait_spin: Duration,
 }
 
 impl Drop for ParticipantInner {
@@ -115,6 +135,7 @@ impl Participant {
                 intra_process: true,
                 graph: new_graph(&config, prefix, true),
                 keep_all_max_samples: config.keep_all_max_samples,
+                wait_spin: config.wait_spin,
             }),
         })
     }
@@ -126,7 +147,7 @@ impl Participant {
         config.check()?;
         let prefix = guid_gen::new_prefix();
         let graph = new_graph(&config, prefix, network.intra_process);
-        let net = match Network::start(config.domain_id, prefix, &network, Arc::clone(&graph)) {
+        let net = match Network::start(config.domain_id, prefix, &network, config.wait_spin, Arc::clone(&graph)) {
             Ok(n) => n,
             Err(e) => {
                 graph.close();
@@ -142,6 +163,7 @@ impl Participant {
                 intra_process: network.intra_process,
                 graph,
                 keep_all_max_samples: config.keep_all_max_samples,
+                wait_spin: config.wait_spin,
             }),
         })
     }
@@ -172,6 +194,11 @@ impl Participant {
     /// The participant's KEEP_ALL history cap ([`ParticipantConfig::keep_all_max_samples`]).
     pub(crate) fn keep_all_max_samples(&self) -> usize {
         self.inner.keep_all_max_samples
+    }
+
+    /// [`ParticipantConfig::wait_spin`].
+    pub(crate) fn wait_spin(&self) -> Duration {
+        self.inner.wait_spin
     }
 
     pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,7 @@ use crate::discovery::MatchError;
 use crate::error::Result;
 use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, ReaderStats, StatefulReader};
+use crate::spin::{spin_until, Pace};
 use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
 use crate::transport::shm::ring::PinnedSample;
@@ -52,6 +53,8 @@ pub struct Reader {
     /// The wait set `wait_for_data` reuses with same-host writers: it stays attached between
     /// waits, as a long-lived wait set does (no allocation, attach and detach per wait).
     data_wait: Mutex<super::waitset::WaitSet>,
+    /// Whether `wait_for_data` spins before sleeping on `data_available` (`crate::spin`).
+    pace: Pace,
 }
 
 pub(crate) struct ReaderShared {
@@ -72,6 +75,10 @@ pub(crate) struct ReaderShared {
     room: Condvar,
     /// Signalled whenever a sample is added.
     data_available: Condvar,
+    /// Bumped by every [`ReaderShared::wake`]: what a spinning `wait_for_data` looks at.
+    arrivals: AtomicU32,
+    /// The participant's [`crate::ParticipantConfig::wait_spin`].
+    pub(crate) wait_spin: Duration,
     /// The RTPS side, when the participant is on the network.
     port: Option<Mutex<ReaderPort>>,
     /// Same-process writers delivering to this reader.
@@ -170,6 +177,8 @@ impl Reader {
             keep_all_max: participant.keep_all_max_samples(),
             room: Condvar::new(),
             data_available: Condvar::new(),
+            arrivals: AtomicU32::new(0),
+            wait_spin: participant.wait_spin(),
             port,
             intra_writers: AtomicUsize::new(0),
             shm_writers: AtomicUsize::new(0),
@@ -191,7 +200,13 @@ impl Reader {
             net.add_local_reader(&shared);
         }
         run_listeners();
-        Ok(Reader { shared, net, graph: Arc::clone(participant.graph()), data_wait: Mutex::default() })
+        Ok(Reader {
+            shared,
+            net,
+            graph: Arc::clone(participant.graph()),
+            data_wait: Mutex::default(),
+            pace: Pace::default(),
+        })
     }
 
     pub fn guid(&self) -> Guid {
@@ -248,6 +263,12 @@ impl Reader {
     }
 
     /// Waits until a sample is available or `timeout` passes; true when one is available.
+    ///
+    /// Wake-up model: with same-host writers, as a wait set in doorbell mode (below). Otherwise
+    /// it looks at the history, then spins up to the participant's `wait_spin` on `arrivals`
+    /// (only while waits are short, `crate::spin`), then sleeps on `data_available`, counted in
+    /// `waiters` under the history lock: a delivery pushes, bumps `arrivals`, and notifies only
+    /// when a waiter is counted, so a sample caught by the spin costs the writer no syscall.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
         if self.shm_port().is_some() {
             // Same-host writers: wait as a wait set does, on the participant's doorbell, so that a
@@ -262,8 +283,24 @@ impl Reader {
                 }
             };
         }
-        let deadline = Instant::now().checked_add(timeout);
+        let start = Instant::now();
+        let spin = self.pace.bound(self.shared.wait_spin).min(timeout);
+        let any = self.sleep_for_data(start, spin, timeout);
+        self.pace.record(start);
+        any
+    }
+
+    /// `wait_for_data` without same-host writers: spin up to `spin`, then sleep on the condition
+    /// variable.
+    fn sleep_for_data(&self, start: Instant, spin: Duration, timeout: Duration) -> bool {
+        let deadline = start.checked_add(timeout);
+        let seen = self.shared.arrivals.load(Ordering::Acquire);
         let mut st = self.shared.lock();
+        if st.queue.is_empty() && !spin.is_zero() {
+            drop(st);
+            spin_until(spin, || self.shared.arrivals.load(Ordering::Acquire) != seen);
+            st = self.shared.lock();
+        }
         while st.queue.is_empty() {
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
@@ -277,6 +314,11 @@ impl Reader {
             st.waiters -= 1;
         }
         true
+    }
+
+    /// The participant's [`crate::ParticipantConfig::wait_spin`] (wait sets spin as long).
+    pub(crate) fn wait_spin(&self) -> Duration {
+        self.shared.wait_spin
     }
 
     /// The shared-memory side of the reader's participant, when a same-host writer delivers to
@@ -500,6 +542,7 @@ impl ReaderShared {
     /// Wakes the threads in `wait_for_data` and the attached wait sets, after samples were pushed.
     /// The receive thread calls it once per datagram, not per sample.
     pub(crate) fn wake(&self) {
+        self.arrivals.fetch_add(1, Ordering::Release);
         // Read under the lock: a waiter counts itself under it before it sleeps.
         if self.lock().waiters > 0 {
             self.data_available.notify_all();
@@ -674,5 +717,56 @@ impl ReaderShared {
             p.on_timer(now, out);
         }
         p.next_deadline()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ParticipantConfig;
+
+    /// A reader and the number of threads asleep in its `wait_for_data`, with `spin` as the
+    /// participant's `wait_spin`.
+    fn reader(spin: Duration) -> (Participant, Arc<Reader>) {
+        let p = Participant::new(ParticipantConfig { wait_spin: spin, ..Default::default() }).unwrap();
+        let r = p.create_reader("spin", "T", Qos::default()).unwrap();
+        (p, Arc::new(r))
+    }
+
+    fn sleepers(r: &Reader) -> usize {
+        r.shared.lock().waiters
+    }
+
+    /// `wait_for_data` spins as long as the setting says, no longer, and not at all with zero:
+    /// a spinning thread is not counted as asleep, a sleeping one is.
+    #[test]
+    fn wait_for_data_spins_for_the_configured_bound() {
+        // Zero: asleep at once.
+        let (_p, r) = reader(Duration::ZERO);
+        let w = Arc::clone(&r);
+        let start = Instant::now();
+        let t = std::thread::spawn(move || w.wait_for_data(Duration::from_secs(1)));
+        while sleepers(&r) == 0 {
+            assert!(start.elapsed() < Duration::from_secs(5), "a zero spin did not sleep");
+            std::thread::yield_now();
+        }
+        assert!(start.elapsed() < Duration::from_millis(500), "a zero spin took {:?} to sleep", start.elapsed());
+        assert!(!t.join().unwrap(), "no sample was written");
+
+        // 300 ms: awake (spinning) for a while, then asleep: the spin ends by itself.
+        let (_p, r) = reader(Duration::from_millis(300));
+        let w = Arc::clone(&r);
+        let start = Instant::now();
+        let t = std::thread::spawn(move || w.wait_for_data(Duration::from_secs(2)));
+        std::thread::sleep(Duration::from_millis(100));
+        if start.elapsed() < Duration::from_millis(250) {
+            assert_eq!(sleepers(&r), 0, "the waiter slept before its 300 ms spin ended");
+        }
+        while sleepers(&r) == 0 {
+            assert!(start.elapsed() < Duration::from_secs(1), "the spin did not end after its bound");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(start.elapsed() >= Duration::from_millis(300), "slept after {:?}, before the bound", start.elapsed());
+        assert!(!t.join().unwrap(), "no sample was written");
     }
 }

@@ -34,6 +34,14 @@
 //!   waiting thread itself (its own drain delivered the sample) rings nothing: that thread looks
 //!   at `signalled` before it sleeps, and a ring would make it kick the reader thread on leaving
 //!   (one needless wake-up of another thread per sample).
+//! - Spin first ([`crate::ParticipantConfig::wait_spin`], `crate::spin`): a wait looks for a few
+//!   microseconds in all before it sleeps (in doorbell mode across the sleeps of its drain loop,
+//!   so that a ring readying nothing, such as the writer's own, does not end the spinning): at `raised` (the flag, without its mutex)
+//!   on the condition variable path, at the doorbell's count in doorbell mode. A signal meanwhile
+//!   finds no sleeper counted and makes no syscall; one after the spin finds the sleeper as
+//!   before. The bound is the longest `wait_spin` of the entries' readers' participants, and a
+//!   wait spins only while waits are short (the previous one lasted under 20 times the bound), so
+//!   an executor woken at 1 kHz sleeps at once as without a spin (`crate::spin::Pace`).
 //! - Syscalls only for sleepers: `signal` notifies the condition variable only while a thread
 //!   sleeps on it (`cv_sleepers`, counted under the `signalled` mutex; std's notify always makes a
 //!   futex syscall).
@@ -42,7 +50,7 @@
 //! `signalled` mutex, then its doorbell slot. A wait set never holds its own mutex while it
 //! attaches or looks.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -54,11 +62,15 @@ use super::net::shm::ShmPort;
 use super::reader::Reader;
 use super::status::StatusMask;
 use super::writer::Writer;
+use crate::spin::{spin_until, Pace};
 
 /// The sleeping side of one wait set.
 #[derive(Default)]
 pub(crate) struct WaitCore {
     signalled: Mutex<bool>,
+    /// `signalled`, readable without the mutex: what a spinning wait looks at (raised after the
+    /// flag, cleared with it).
+    raised: AtomicBool,
     cv: Condvar,
     /// Threads sleeping on `cv` (changed under the `signalled` mutex).
     cv_sleepers: AtomicU32,
@@ -76,8 +88,12 @@ impl WaitCore {
         // signal that woke the sleeper (or by the waiting thread itself, which looks at the flag
         // before it sleeps). One wait set attached twice to one entity (a reader's data and its
         // statuses) then costs one futex call per sample, not two.
-        if std::mem::replace(&mut *lock(&self.signalled), true) {
-            return;
+        {
+            let mut s = lock(&self.signalled);
+            if std::mem::replace(&mut *s, true) {
+                return;
+            }
+            self.raised.store(true, Ordering::Release);
         }
         // The flag was raised under the mutex a sleeper holds while it counts itself in and looks
         // at the flag: either it sees the flag, or we see it counted.
@@ -94,9 +110,12 @@ impl WaitCore {
     }
 
     /// Doorbell mode: sleeps on `port`'s doorbell, draining its rings at each wake-up, until
-    /// signalled (true) or `deadline` passes (false). Also returns the doorbell count up to which
-    /// everything was drained.
-    fn sleep_on_bell(&self, port: &ShmPort, deadline: Option<Instant>) -> (bool, u32) {
+    /// signalled (true) or `deadline` passes (false); each sleep spins first while `spin` has not
+    /// passed since the call (a ring that readies nothing, the writer's own or another reader's,
+    /// does not end the spinning). Also returns the doorbell count up to which everything was
+    /// drained.
+    fn sleep_on_bell(&self, port: &ShmPort, spin: Duration, deadline: Option<Instant>) -> (bool, u32) {
+        let spin_from = Instant::now();
         loop {
             let seen = port.bell();
             port.drain();
@@ -111,16 +130,22 @@ impl WaitCore {
                 },
                 None => Duration::from_secs(3600),
             };
-            port.sleep(seen, left);
+            port.sleep(seen, spin.saturating_sub(spin_from.elapsed()), left);
         }
     }
 
     fn reset(&self) {
-        *lock(&self.signalled) = false;
+        let mut s = lock(&self.signalled);
+        *s = false;
+        self.raised.store(false, Ordering::Relaxed);
     }
 
-    /// Sleeps until signalled (true) or `deadline` passes (false). `None` waits forever.
-    fn sleep(&self, deadline: Option<Instant>) -> bool {
+    /// Sleeps until signalled (true) or `deadline` passes (false), spinning up to `spin` first.
+    /// `None` waits forever.
+    fn sleep(&self, spin: Duration, deadline: Option<Instant>) -> bool {
+        let spin = deadline.map_or(spin, |d| spin.min(d.saturating_duration_since(Instant::now())));
+        // A signal during the spin raises the flag without a notify (nobody counted as sleeping).
+        spin_until(spin, || self.raised.load(Ordering::Acquire));
         let mut s = lock(&self.signalled);
         while !*s {
             let left = match deadline {
@@ -280,6 +305,8 @@ pub struct WaitSet {
     /// What the wait set is attached to, one per entry in entry order (a reader's data and
     /// statuses attach its list twice; a change signals the wait set once all the same).
     attached: Vec<Attachment>,
+    /// Whether the next wait spins before it sleeps (`crate::spin`).
+    pace: Pace,
 }
 
 impl WaitSet {
@@ -294,13 +321,28 @@ impl WaitSet {
         if timeout == Some(Duration::ZERO) {
             return poll_all(entries);
         }
+        let start = Instant::now();
+        // The wait spins before it sleeps, up to the readers' participants' bound in all.
+        let spin = self.pace.bound(wait_spin(entries));
+        let any = self.wait_from(start, spin, entries, timeout);
+        self.pace.record(start);
+        any
+    }
+
+    fn wait_from<L: WaitList + ?Sized>(
+        &mut self,
+        start: Instant,
+        mut spin: Duration,
+        entries: &mut L,
+        timeout: Option<Duration>,
+    ) -> bool {
         if !self.attached_to(entries) {
             if poll_all(entries) {
                 return true;
             }
             self.attach(entries);
         }
-        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let deadline = timeout.and_then(|t| start.checked_add(t));
         let mut port: Option<Arc<ShmPort>> = None;
         let any = loop {
             self.core.reset();
@@ -321,11 +363,11 @@ impl WaitSet {
             let signalled = match &port {
                 Some(p) => {
                     p.enter_drainer();
-                    let (signalled, drained) = self.core.sleep_on_bell(p, deadline);
+                    let (signalled, drained) = self.core.sleep_on_bell(p, std::mem::take(&mut spin), deadline);
                     p.leave_drainer(drained);
                     signalled
                 }
-                None => self.core.sleep(deadline),
+                None => self.core.sleep(std::mem::take(&mut spin), deadline),
             };
             if !signalled {
                 // Timed out: one last look, for what changed while the deadline passed.
@@ -367,6 +409,18 @@ impl Drop for WaitSet {
     }
 }
 
+/// The longest [`crate::ParticipantConfig::wait_spin`] of the entries' readers (zero without
+/// readers: guard conditions and writer statuses alone make a wait sleep at once).
+fn wait_spin<L: WaitList + ?Sized>(entries: &L) -> Duration {
+    (0..entries.len())
+        .filter_map(|i| match entries.target(i) {
+            Target::ReaderData(r) | Target::ReaderStatus(r, _) => Some(r.wait_spin()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(Duration::ZERO)
+}
+
 /// Looks at every entry (all of them: each ready flag must be right) and says if any is ready.
 fn poll_all<L: WaitList + ?Sized>(entries: &mut L) -> bool {
     let mut any = false;
@@ -392,7 +446,7 @@ mod tests {
         waiters.attach(&core);
         let sleeper = {
             let core = Arc::clone(&core);
-            std::thread::spawn(move || core.sleep(Some(Instant::now() + Duration::from_secs(10))))
+            std::thread::spawn(move || core.sleep(Duration::ZERO, Some(Instant::now() + Duration::from_secs(10))))
         };
         let t0 = Instant::now();
         while core.cv_sleepers.load(Ordering::SeqCst) == 0 {
@@ -437,5 +491,35 @@ mod tests {
         assert_eq!(lock(&g2.waiters().list).len(), 1);
         drop(ws);
         assert!(lock(&g2.waiters().list).is_empty(), "a dropped wait set stays attached");
+    }
+
+    /// A wait on a reader spins for its participant's `wait_spin`, then sleeps: not counted as a
+    /// sleeper during the spin (the setting is used), counted after it (the spin is bounded).
+    #[test]
+    fn a_wait_on_a_reader_spins_for_its_participants_bound() {
+        let p = crate::Participant::new(crate::ParticipantConfig {
+            wait_spin: Duration::from_millis(300),
+            ..Default::default()
+        })
+        .unwrap();
+        let r = Arc::new(p.create_reader("spin", "T", crate::Qos::default()).unwrap());
+        let mut ws = WaitSet::new();
+        let core = Arc::clone(&ws.core);
+        let start = Instant::now();
+        let rr = Arc::clone(&r);
+        let t = std::thread::spawn(move || {
+            let mut e = [WaitEntry::new(Target::ReaderData(&rr))];
+            ws.wait(&mut e[..], Some(Duration::from_secs(2)))
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        if start.elapsed() < Duration::from_millis(250) {
+            assert_eq!(core.cv_sleepers.load(Ordering::SeqCst), 0, "slept before the 300 ms spin ended");
+        }
+        while core.cv_sleepers.load(Ordering::SeqCst) == 0 {
+            assert!(start.elapsed() < Duration::from_secs(1), "the spin did not end after its bound");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(start.elapsed() >= Duration::from_millis(300), "slept after {:?}, before the bound", start.elapsed());
+        assert!(!t.join().unwrap(), "nothing was written");
     }
 }

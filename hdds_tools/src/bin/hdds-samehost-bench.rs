@@ -4,7 +4,7 @@
 //! program with a command line that starts itself again as the second process; hdds_core's
 //! examples/shm_pingpong stays the quick manual check.
 //!
-//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--gap-us N]` prints one JSON line:
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--gap-us N]` prints one JSON line:
 //! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
 //! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
 //!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
@@ -14,7 +14,8 @@
 //!   channel (information: the floor is the crossbeam one);
 //! - `intra-same-thread`: write then take on the same thread (no wake-up), per pair;
 //! - `shm`: two processes, ping-pong through shared memory, each side sleeping in
-//!   `Reader::wait_for_data` (`--busy`: `SharedMemoryConfig::busy_polling()`, the readers poll);
+//!   `Reader::wait_for_data` (`--busy`: `ParticipantConfig::busy_polling()`, the readers poll;
+//!   `--spin-us N`: `ParticipantConfig::wait_spin`, the engine's default otherwise);
 //! - `floor-futex`, `floor-cacheline`, `floor-futex-copy`: two processes handing a counter back
 //!   and forth through one shared mapping: sleeping on a futex; spinning on a cache line; sleeping
 //!   on a futex with the payload copied into the mapping by the sender and out of it by the
@@ -47,6 +48,8 @@ struct Args {
     size: usize,
     count: usize,
     busy: bool,
+    /// `--spin-us N`: the participants' `wait_spin` (default: the engine's default).
+    spin: Option<Duration>,
     /// `loan`: the pinger works (spins) this long before each loan, leaving the echo idle as
     /// filling a large loan does (a diagnosis of the size dependence; 0 by default).
     gap: Duration,
@@ -62,9 +65,17 @@ impl Args {
             size: num("--size", 64).max(16),
             count: num("--count", 2000).max(1),
             busy: all.iter().any(|a| a == "--busy"),
+            spin: value("--spin-us").and_then(|v| v.parse().ok()).map(Duration::from_micros),
             gap: Duration::from_micros(num("--gap-us", 0) as u64),
             all: all.clone(),
         }
+    }
+
+    /// The participant configuration of `domain_id`, with `--busy` and `--spin-us` applied.
+    fn participant_config(&self, domain_id: u32) -> ParticipantConfig {
+        let pc = ParticipantConfig { domain_id, ..Default::default() };
+        let pc = if self.busy { pc.busy_polling() } else { pc };
+        ParticipantConfig { wait_spin: self.spin.unwrap_or(pc.wait_spin), ..pc }
     }
 
     fn value(&self, f: &str) -> Option<&str> {
@@ -140,7 +151,7 @@ fn take_loan_one(r: &Reader, timeout: Duration) -> Option<hdds_core::ReaderLoan>
 // ---------------------------------------------------------------- intra-process
 
 fn intra(a: &Args) {
-    let p = Participant::new(ParticipantConfig { domain_id: 198, ..Default::default() }).expect("participant");
+    let p = Participant::new(a.participant_config(198)).expect("participant");
     let (w_ping, r_ping) = (p.create_writer("ping", T, qos()).unwrap(), p.create_reader("ping", T, qos()).unwrap());
     let (w_pong, r_pong) = (p.create_writer("pong", T, qos()).unwrap(), p.create_reader("pong", T, qos()).unwrap());
     let total = a.count + WARMUP;
@@ -270,7 +281,7 @@ fn intra_floor_condvar(a: &Args) {
 }
 
 fn intra_same_thread(a: &Args) {
-    let p = Participant::new(ParticipantConfig { domain_id: 198, ..Default::default() }).expect("participant");
+    let p = Participant::new(a.participant_config(198)).expect("participant");
     let (w, r) = (p.create_writer("same", T, qos()).unwrap(), p.create_reader("same", T, qos()).unwrap());
     let payload = vec![7u8; a.size];
     let mut lat = Vec::with_capacity(a.count);
@@ -292,15 +303,14 @@ fn intra_same_thread(a: &Args) {
 // ---------------------------------------------------------------- two processes, engine
 
 fn participant(a: &Args, tag: &str) -> Participant {
-    let shm = if a.busy { SharedMemoryConfig::busy_polling() } else { SharedMemoryConfig::default() };
     let net = NetworkConfig {
         domain_tag: tag.to_owned(),
         spdp_period: Duration::from_millis(100),
         spdp_peer_max_index: 4,
-        shared_memory: shm,
+        shared_memory: SharedMemoryConfig::default(),
         ..NetworkConfig::localhost()
     };
-    Participant::with_network(ParticipantConfig { domain_id: 197, ..Default::default() }, net).expect("participant")
+    Participant::with_network(a.participant_config(197), net).expect("participant")
 }
 
 /// Starts this program again as the echo side (`--echo TAG`); returns the child and its stdout.

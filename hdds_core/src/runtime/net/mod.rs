@@ -35,7 +35,7 @@ use std::net::{IpAddr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::guid_hash::GuidHash;
 pub use config::NetworkConfig;
@@ -237,10 +237,12 @@ fn min_deadline(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
 
 impl Network {
     /// Opens the sockets, starts the receive and timer threads and announces the participant.
+    /// `wait_spin`: the participant's bound on a wait's spin (the shared-memory reader thread's).
     pub(crate) fn start(
         domain_id: u32,
         prefix: GuidPrefix,
         config: &NetworkConfig,
+        wait_spin: Duration,
         graph: Arc<Graph>,
     ) -> Result<Arc<Network>> {
         let cfg = config.resolve()?;
@@ -277,7 +279,7 @@ impl Network {
             .enabled
             .then(|| {
                 let me = Guid::new(prefix, EntityId::PARTICIPANT);
-                shm::ShmPort::start(me, cfg.shared_memory, name("shm"), Arc::clone(&writer_leases)).ok()
+                shm::ShmPort::start(me, cfg.shared_memory, wait_spin, name("shm"), Arc::clone(&writer_leases)).ok()
             })
             .flatten();
         // Same-host hdds peers learn from this extra locator that we share memory with them.
@@ -614,7 +616,7 @@ mod tests {
             vendor_id: crate::wire::VENDOR_ID_HDDS,
             user_data: Arc::from(&[][..]),
         };
-        let net = Network::start(200, prefix, &cfg, Graph::new(200, false, me)).unwrap();
+        let net = Network::start(200, prefix, &cfg, crate::spin::WAIT_SPIN, Graph::new(200, false, me)).unwrap();
         let outside = Locator::udpv4(Ipv4Addr::new(192, 0, 2, 7), 7410);
         let inside = Locator::udpv4(Ipv4Addr::LOCALHOST, 7412);
         let shm = Locator { kind: Locator::KIND_FASTDDS_SHM, port: 1, address: [0; 16] };

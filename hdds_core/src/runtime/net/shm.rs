@@ -9,7 +9,7 @@
 //! - **The reader thread** (one per participant, `hdds-shm-*`) sleeps on the participant's
 //!   doorbell, drains every attached ring into its readers' histories (waking wait sets and
 //!   queueing listener calls, which it runs once no lock is held), publishes the cursors, and
-//!   sleeps again: spin first ([`SharedMemoryConfig::spin`]), then futex, 100 ms at most (1 ms
+//!   sleeps again: spin first (the participant's `wait_spin`, `crate::spin`), then futex, 100 ms at most (1 ms
 //!   while a KEEP_ALL reader's queue is full, so that it goes on soon after the application takes;
 //!   [`SharedMemoryConfig::handoff`] while application threads drain in a loop: standby, see
 //!   `transport/shm/doorbell.rs`).
@@ -34,6 +34,7 @@ use crate::runtime::events::run_listeners;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::status::SAMPLE_LOST;
 use crate::runtime::writer::WriterShared;
+use crate::spin::Pace;
 use crate::transport::shm::doorbell::Doorbell;
 use crate::transport::shm::ring::{ReaderCursor, RingPayload, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
@@ -58,6 +59,8 @@ struct Source {
 /// A participant's shared-memory state.
 pub(crate) struct ShmPort {
     pub(crate) cfg: SharedMemoryConfig,
+    /// The participant's [`crate::ParticipantConfig::wait_spin`], for the reader thread's waits.
+    spin: Duration,
     doorbell: Doorbell,
     bells: Arc<Bells>,
     pub(crate) counters: Arc<Counters>,
@@ -77,6 +80,7 @@ impl ShmPort {
     pub(crate) fn start(
         participant: Guid,
         cfg: SharedMemoryConfig,
+        spin: Duration,
         thread_name: String,
         leases: Arc<WriterLeases>,
     ) -> Result<Arc<ShmPort>> {
@@ -84,6 +88,7 @@ impl ShmPort {
         bump(&counters.segments_reclaimed, segment::reclaim_stale(NAME_PREFIX) as u64);
         let port = Arc::new(ShmPort {
             cfg,
+            spin,
             doorbell: Doorbell::create(participant)?,
             bells: Arc::default(),
             counters,
@@ -119,13 +124,17 @@ impl ShmPort {
 
     fn run(self: Arc<Self>) {
         let mut gaps = 0;
+        let pace = Pace::default();
         while !self.stop.load(Ordering::Acquire) {
             let seen = self.doorbell.current();
             let backlog = self.drain();
             run_listeners();
             // Sleeps while an application thread drains (doorbell mode), or until the next ring.
             let timeout = if backlog { BACKLOG_WAIT } else { IDLE_WAIT };
-            self.doorbell.reader_wait(seen, self.cfg.spin, timeout, self.cfg.handoff, &mut gaps);
+            let start = Instant::now();
+            let spin = pace.bound(self.spin);
+            self.doorbell.reader_wait(seen, spin, timeout, self.cfg.handoff, &mut gaps);
+            pace.record(start);
             bump(&self.counters.reader_thread_wakeups, 1);
         }
     }
@@ -141,9 +150,10 @@ impl ShmPort {
         self.doorbell.wake_drainers();
     }
 
-    /// Sleeps until the doorbell moves past `seen` (spinning first), at most `timeout`.
-    pub(crate) fn sleep(&self, seen: u32, timeout: Duration) {
-        self.doorbell.wait(seen, self.cfg.spin, timeout);
+    /// Sleeps until the doorbell moves past `seen` (spinning up to `spin` first), at most
+    /// `timeout`.
+    pub(crate) fn sleep(&self, seen: u32, spin: Duration, timeout: Duration) {
+        self.doorbell.wait(seen, spin, timeout);
     }
 
     /// An application thread starts waiting on the doorbell: writers wake it, not the reader

@@ -36,11 +36,12 @@
 //! sleeps long.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::futex;
 use super::segment::{segment_name, Segment, SegmentKind, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
+use crate::spin::spin_until;
 use crate::wire::Guid;
 
 #[repr(C)]
@@ -82,31 +83,6 @@ const _: () = assert!(HEADER_LEN + std::mem::size_of::<Bell>() <= LEN);
 /// A doorbell segment, owned (created) or attached (opened).
 pub(crate) struct Doorbell {
     seg: Segment,
-}
-
-/// Spins while `word == seen` and `give_up()` is false, for at most `spin`; true if the word moved.
-fn spin_on(word: &AtomicU32, seen: u32, give_up: impl Fn() -> bool, spin: Duration) -> bool {
-    let moved = || word.load(Ordering::Acquire) != seen;
-    if spin.is_zero() {
-        return moved();
-    }
-    let start = Instant::now();
-    let mut i = 0u32;
-    loop {
-        if moved() {
-            return true;
-        }
-        if give_up() {
-            return false;
-        }
-        std::hint::spin_loop();
-        i = i.wrapping_add(1);
-        // Reading the clock costs more than a look at the word: only every 8 looks (a `pause` can
-        // take 100+ cycles, so 64 would overshoot a microsecond-scale bound).
-        if i % 8 == 0 && start.elapsed() >= spin {
-            return false;
-        }
-    }
 }
 
 impl Doorbell {
@@ -190,7 +166,7 @@ impl Doorbell {
     /// (`Duration::MAX`: busy polling), then sleeping for up to `timeout`. True if it rang.
     pub(crate) fn wait(&self, seen: u32, spin: Duration, timeout: Duration) -> bool {
         let b = self.bell();
-        if spin_on(&b.bell, seen, || false, spin.min(timeout)) {
+        if spin_until(spin.min(timeout), || b.bell.load(Ordering::Acquire) != seen) {
             return true;
         }
         b.sleepers.fetch_add(1, Ordering::SeqCst);
@@ -217,8 +193,17 @@ impl Doorbell {
         let draining =
             !handoff.is_zero() && left != 0 && mono_ns().wrapping_sub(left) < STANDBY_WINDOW.as_nanos() as u64;
         let kicked = b.reader.load(Ordering::SeqCst);
-        let give_up = || b.reader.load(Ordering::Relaxed) != kicked || b.drainers.load(Ordering::Relaxed) != 0;
-        if !draining && b.drainers.load(Ordering::SeqCst) == 0 && spin_on(&b.bell, seen, give_up, spin) {
+        // The spin also ends for a kick or a drainer arriving; only a ring skips the sleep below.
+        let stop = || {
+            b.bell.load(Ordering::Acquire) != seen
+                || b.reader.load(Ordering::Relaxed) != kicked
+                || b.drainers.load(Ordering::Relaxed) != 0
+        };
+        if !draining
+            && b.drainers.load(Ordering::SeqCst) == 0
+            && spin_until(spin, stop)
+            && b.bell.load(Ordering::Acquire) != seen
+        {
             return;
         }
         let g = b.gaps.load(Ordering::Relaxed);
@@ -263,6 +248,7 @@ mod tests {
     use super::*;
     use crate::wire::EntityId;
     use std::sync::Arc;
+    use std::time::Instant;
 
     fn pair() -> (Arc<Doorbell>, Doorbell) {
         let g = Guid::new(super::super::test_prefix(), EntityId::PARTICIPANT);

@@ -25,10 +25,9 @@
 //! descriptor, advance `head`), then rings the doorbell of every participant it serves (a syscall
 //! only when that participant's thread sleeps). The reader's thread drains every ring it attached,
 //! delivering into the readers' histories (which wakes wait sets and runs listeners), then spins on
-//! its doorbell for at most [`SharedMemoryConfig::spin`] (zero by default; a few microseconds make
-//! a closely following sample cost no sleep) and sleeps in `futex_wait` until the next ring or
-//! 100 ms (1 ms while a KEEP_ALL reader's queue is full). `spin = Duration::MAX` polls without
-//! ever sleeping. An application thread waiting for one of the participant's readers (a wait set,
+//! its doorbell for at most the participant's `wait_spin` (as every wait does, `crate::spin`: only
+//! while samples come often) and sleeps in `futex_wait` until the next ring or 100 ms (1 ms while
+//! a KEEP_ALL reader's queue is full). `wait_spin = Duration::MAX` polls without ever sleeping. An application thread waiting for one of the participant's readers (a wait set,
 //! `Reader::wait_for_data`) registers on the doorbell and drains the rings itself; writers then
 //! wake it instead of the reader thread: a sample wakes exactly one thread ([`doorbell`]).
 //!
@@ -70,14 +69,6 @@ pub struct SharedMemoryConfig {
     pub arena_bytes: usize,
     /// Readers on this host one writer can serve through shared memory.
     pub max_readers: usize,
-    /// How long a waiting thread polls the doorbell for the next sample before sleeping on its
-    /// futex. `Duration::ZERO` (the default) sleeps at once; `Duration::MAX` never sleeps (busy
-    /// polling, one core per waiting thread). A few microseconds help when samples follow each
-    /// other closely and cores are idle; on a loaded 2-core VM every microsecond of spin cost
-    /// about two of latency in a ping-pong (measured with examples/shm_pingpong), so the default
-    /// does not spin. [`SharedMemoryConfig::busy_polling`] is the opt-in polling setting. A wait
-    /// with a timeout never spins past it.
-    pub spin: Duration,
     /// How long a sample may wait in a ring for the application thread that drains it: while
     /// application threads wait on the participant's readers in a loop (one left a wait less than
     /// 10 ms ago), a sample that arrives between two of their waits is left for the thread to
@@ -91,19 +82,9 @@ pub struct SharedMemoryConfig {
 /// The default [`SharedMemoryConfig::handoff`].
 pub const HANDOFF: Duration = Duration::from_millis(1);
 
-/// How long a busy-polling reader ([`SharedMemoryConfig::busy_polling`]) polls before it sleeps.
-pub const BUSY_POLL_SPIN: Duration = Duration::from_millis(10);
-
 impl Default for SharedMemoryConfig {
     fn default() -> Self {
-        SharedMemoryConfig {
-            enabled: true,
-            slots: 64,
-            arena_bytes: 128 << 20,
-            max_readers: 64,
-            spin: Duration::ZERO,
-            handoff: HANDOFF,
-        }
+        SharedMemoryConfig { enabled: true, slots: 64, arena_bytes: 128 << 20, max_readers: 64, handoff: HANDOFF }
     }
 }
 
@@ -111,14 +92,6 @@ impl SharedMemoryConfig {
     /// Shared memory off: same-host peers are reached over UDP.
     pub fn disabled() -> Self {
         SharedMemoryConfig { enabled: false, ..Self::default() }
-    }
-
-    /// Busy-polling readers (opt-in): waiting threads poll the doorbell for up to
-    /// [`BUSY_POLL_SPIN`] (10 ms) before sleeping, so a reader fed at 100 Hz or faster never
-    /// sleeps and never pays a wake-up, at the price of a core per waiting thread while samples
-    /// flow; an idle reader goes back to sleeping after 10 ms. Bounded, unlike `Duration::MAX`.
-    pub fn busy_polling() -> Self {
-        SharedMemoryConfig { spin: BUSY_POLL_SPIN, ..Self::default() }
     }
 }
 
