@@ -11,6 +11,7 @@
 //!
 //! `capacity` (giving back the memory of a burst or a peak) serves every layer.
 
+mod arc_bytes;
 mod capacity;
 pub mod cdr;
 pub mod discovery;

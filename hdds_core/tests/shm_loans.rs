@@ -153,6 +153,46 @@ fn a_keep_all_writer_waits_for_loans_as_for_untaken_samples() {
     assert_eq!(got.iter().map(|l| index(l.data())).collect::<Vec<_>>(), (2..=8).collect::<Vec<_>>());
 }
 
+/// Whether `p` lies in a shared-memory mapping of this process (/dev/shm), per /proc/self/maps.
+fn in_dev_shm(p: *const u8) -> bool {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let at = p as usize;
+    maps.lines().any(|l| {
+        let mut f = l.split_whitespace();
+        let range = f.next().unwrap_or("");
+        let path = f.nth(4).unwrap_or("");
+        let (lo, hi) = range.split_once('-').unwrap_or(("0", "0"));
+        let (lo, hi) = (usize::from_str_radix(lo, 16).unwrap(), usize::from_str_radix(hi, 16).unwrap());
+        (lo..hi).contains(&at) && path.starts_with("/dev/shm/")
+    })
+}
+
+#[test]
+fn take_with_reads_large_samples_in_the_ring_and_lets_them_go() {
+    // 8 slots: a reader pins 2 at most, and a reliable KEEP_ALL writer waits for a pinned slot.
+    let a = net_participant(183, shm(8));
+    let b = net_participant(183, shm(8));
+    let q = Qos { history: History::KeepAll, reliability: Reliability::Reliable, ..Qos::default() };
+    let w = a.create_writer("t/takewith", T, Qos { max_blocking_time: Duration::from_secs(1), ..q }).unwrap();
+    let r = b.create_reader("t/takewith", T, q).unwrap();
+    assert!(matched(&w, &r));
+    assert!(r.take_with(|_, _| ()).is_none(), "nothing yet; from now on large samples stay in place");
+    // Three times round the ring: were a pin kept after its take_with, the reader would copy from
+    // the third sample on (out of pins) and the writer would time out at the ninth.
+    for i in 0..24u32 {
+        let len = if i % 3 == 2 { 100 } else { (256 << 10) + i as usize };
+        w.write(&payload(i, len)).unwrap_or_else(|e| panic!("write {i}: {e}"));
+        assert!(wait_until(Duration::from_secs(5), || r.available() == 1), "sample {i} arrives");
+        let (got, len_got, ok, in_ring) =
+            r.take_with(|d, _| (index(d), d.len(), whole(d), in_dev_shm(d.as_ptr()))).unwrap();
+        assert_eq!((got, len_got, ok), (i, len, true));
+        // A small sample is copied out by the drain (cheaper than a pin); a large one is read in
+        // the writer's ring.
+        assert_eq!(in_ring, len > 1000, "sample {i} ({len} bytes): read in the ring?");
+    }
+    assert!(r.take_with(|_, _| ()).is_none());
+}
+
 /// The loaning process of the cross-process tests: `HDDS_LOAN_CHILD=hold` takes loans of the
 /// first 8 samples on `t/xp`, says `GOT 8 in_shm m`, `HOLDING` and waits to be killed; `take`
 /// takes 20 loans, checking and returning each, and says `GOT 20 in_shm m`.
