@@ -62,7 +62,7 @@ impl Writer {
     /// makes of a sample serialized elsewhere. When same-host readers will get the sample (and
     /// the writer is VOLATILE), the buffer is the writer's shared-memory ring slot, as for
     /// [`Writer::loan`]: no copy on the way to them either; other threads' writes of this writer
-    /// wait for it meanwhile.
+    /// wait for it meanwhile (so `fill` must not write with this writer itself).
     ///
     /// # Safety
     /// When `fill` returns `Ok(n)`, it has initialized the first `n` bytes of its buffer (n may
