@@ -14,8 +14,9 @@
 //! [`Reader::take_with`] (the ROS layer's take: it deserializes straight from the bytes) reads in
 //! place the same way, for samples of [`PIN_FROM`] bytes and more only: a large payload is then
 //! copied once (by the deserializer) instead of twice, while a small one is still copied out by
-//! the drain, which costs less than a pin and keeps the pin words for the large ones. The pin is
-//! let go as soon as the callback returns.
+//! the drain, which costs less than a pin and keeps the pin words for the large ones. Until taken,
+//! such a sample waits pinned in the history as a loaning reader's does (below: what that does to
+//! the writer); the pin is let go as soon as the callback returns.
 //!
 //! What a held pin does to the writer: a KEEP_LAST (or best-effort) writer goes around the pinned
 //! sample and keeps writing (the pinned one is never rewritten); a reliable KEEP_ALL writer counts
