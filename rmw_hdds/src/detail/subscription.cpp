@@ -140,9 +140,7 @@ Subscription::~Subscription()
 namespace
 {
 // Takes the oldest sample of `reader` and runs `read(data, len, info)` on it in place: the
-// engine's buffer (for a large sample of a same-host writer, the writer's shared-memory ring,
-// which the writer leaves alone until the call returns), valid during the call only, so nothing
-// is copied or allocated for the take.
+// engine's buffer, valid during the call only, so nothing is copied or allocated for the take.
 // *taken is true when a sample was taken and `read` returned RMW_RET_OK; nothing waiting is
 // RMW_RET_OK with *taken false.
 template<typename Read>
