@@ -32,6 +32,8 @@ timeout --kill-after=10 1200 cargo +nightly miri test --locked -p hdds_core --li
 # And the fragment reassembly, whose buffer is declared initialized once every fragment arrived.
 timeout --kill-after=10 1200 cargo +nightly miri test --locked -p hdds_core --lib rtps::fragment "$@" 2>&1 \
   | tee -a "$log" || rc=$?
+timeout --kill-after=10 1200 cargo +nightly miri test --locked -p hdds_core --lib arc_bytes "$@" 2>&1 \
+  | tee -a "$log" || rc=$?
 passed=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) s += $i} END {print s + 0}' "$log")
 failed=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^failed/) s += $i} END {print s + 0}' "$log")
 # Undefined behaviour aborts the test binary before its result line: count it.

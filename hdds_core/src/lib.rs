@@ -12,6 +12,7 @@
 //! `capacity` (giving back the memory of a burst or a peak) and [`spin`] (the bounded spin before
 //! a wait sleeps) serve every layer.
 
+mod arc_bytes;
 mod capacity;
 pub mod cdr;
 pub mod discovery;

@@ -153,6 +153,100 @@ fn a_keep_all_writer_waits_for_loans_as_for_untaken_samples() {
     assert_eq!(got.iter().map(|l| index(l.data())).collect::<Vec<_>>(), (2..=8).collect::<Vec<_>>());
 }
 
+/// Whether `p` lies in a shared-memory mapping of this process (/dev/shm), per /proc/self/maps.
+fn in_dev_shm(p: *const u8) -> bool {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let at = p as usize;
+    maps.lines().any(|l| {
+        let mut f = l.split_whitespace();
+        let range = f.next().unwrap_or("");
+        let path = f.nth(4).unwrap_or("");
+        let (lo, hi) = range.split_once('-').unwrap_or(("0", "0"));
+        let (lo, hi) = (usize::from_str_radix(lo, 16).unwrap(), usize::from_str_radix(hi, 16).unwrap());
+        (lo..hi).contains(&at) && path.starts_with("/dev/shm/")
+    })
+}
+
+#[test]
+fn take_with_reads_large_samples_in_the_ring_and_lets_them_go() {
+    // 8 slots: a reader pins 2 at most, and a reliable KEEP_ALL writer waits for a pinned slot.
+    let a = net_participant(183, shm(8));
+    let b = net_participant(183, shm(8));
+    let q = Qos { history: History::KeepAll, reliability: Reliability::Reliable, ..Qos::default() };
+    let w = a.create_writer("t/takewith", T, Qos { max_blocking_time: Duration::from_secs(1), ..q }).unwrap();
+    let r = b.create_reader("t/takewith", T, q).unwrap();
+    assert!(matched(&w, &r));
+    assert!(r.take_with(|_, _| ()).is_none(), "nothing yet; from now on large samples stay in place");
+    // Three times round the ring: were a pin kept after its take_with, the reader would copy from
+    // the third sample on (out of pins) and the writer would time out at the ninth.
+    for i in 0..24u32 {
+        let len = if i % 3 == 2 { 100 } else { (256 << 10) + i as usize };
+        w.write(&payload(i, len)).unwrap_or_else(|e| panic!("write {i}: {e}"));
+        assert!(wait_until(Duration::from_secs(5), || r.available() == 1), "sample {i} arrives");
+        let (got, len_got, ok, in_ring) =
+            r.take_with(|d, _| (index(d), d.len(), whole(d), in_dev_shm(d.as_ptr()))).unwrap();
+        assert_eq!((got, len_got, ok), (i, len, true));
+        // A small sample is copied out by the drain (cheaper than a pin); a large one is read in
+        // the writer's ring.
+        assert_eq!(in_ring, len > 1000, "sample {i} ({len} bytes): read in the ring?");
+    }
+    assert!(r.take_with(|_, _| ()).is_none());
+}
+
+/// Writer::write_into with a same-host reader serializes into the ring slot: two threads writing
+/// at once take turns (neither finds the slot lent and fails), a failing filler gives the slot
+/// back, and every sample arrives whole, shorter-than-asked ones included.
+#[test]
+fn write_into_the_ring_from_two_threads_loses_and_tears_nothing() {
+    use std::mem::MaybeUninit;
+    let a = net_participant(184, shm(8));
+    let b = net_participant(184, shm(8));
+    let q = Qos { history: History::KeepAll, reliability: Reliability::Reliable, ..Qos::default() };
+    let w = a.create_writer("t/writeinto", T, Qos { max_blocking_time: Duration::from_secs(5), ..q }).unwrap();
+    let r = b.create_reader("t/writeinto", T, q).unwrap();
+    assert!(matched(&w, &r));
+    let opts = hdds_core::WriteOptions::default();
+    // SAFETY (each write_into below): the filler initializes the bytes it reports, no more than
+    // the buffer holds.
+    let fill = |i: u32, n: usize| {
+        move |buf: &mut [MaybeUninit<u8>]| {
+            for (d, s) in buf.iter_mut().zip(payload(i, n)) {
+                *d = MaybeUninit::new(s);
+            }
+            Ok(n)
+        }
+    };
+    assert!(unsafe { w.write_into(64, &opts, |_| Err(hdds_core::Error::bad_argument("no"))) }.is_err());
+    const PER_THREAD: u32 = 150;
+    std::thread::scope(|s| {
+        for t in 0..2u32 {
+            let (w, opts) = (&w, &opts);
+            s.spawn(move || {
+                for k in 0..PER_THREAD {
+                    let i = t * PER_THREAD + k;
+                    let n = 100 + (i as usize * 997) % 70_000;
+                    // Asks for more than it writes every other time.
+                    unsafe { w.write_into(n + (i as usize % 2) * 50, opts, fill(i, n)) }
+                        .unwrap_or_else(|e| panic!("write {i}: {e}"));
+                }
+            });
+        }
+        let mut seen = vec![false; 2 * PER_THREAD as usize];
+        let end = Instant::now() + Duration::from_secs(20);
+        let mut got = 0;
+        while got < seen.len() && Instant::now() < end {
+            if r.wait_for_data(Duration::from_millis(20)) {
+                while let Some((i, ok)) = r.take_with(|d, _| (index(d), whole(d))) {
+                    assert!(ok, "sample {i} arrived torn");
+                    assert!(!std::mem::replace(&mut seen[i as usize], true), "sample {i} twice");
+                    got += 1;
+                }
+            }
+        }
+        assert_eq!(got, seen.len(), "every sample arrives");
+    });
+}
+
 /// The loaning process of the cross-process tests: `HDDS_LOAN_CHILD=hold` takes loans of the
 /// first 8 samples on `t/xp`, says `GOT 8 in_shm m`, `HOLDING` and waits to be killed; `take`
 /// takes 20 loans, checking and returning each, and says `GOT 20 in_shm m`.

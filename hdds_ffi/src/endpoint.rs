@@ -350,7 +350,10 @@ pub type HddsSampleReader =
 /// Takes the oldest sample as hdds_reader_take does and hands it to `read(user, ...)` once, on
 /// this thread, before returning HDDS_RET_OK; the sample is freed after the call. Returns
 /// HDDS_RET_NO_DATA (and calls nothing) when there is none. Unlike hdds_reader_take it allocates
-/// no handle, so a deserializer reads straight from the engine's buffer. Thread-safe.
+/// no handle, so a deserializer reads straight from the engine's buffer: for a large sample from a
+/// same-host writer (64 KiB and more), the writer's shared-memory ring itself, which the writer
+/// leaves alone until the call returns (from the first call on, such samples wait in the reader's
+/// history in place; see hdds_reader_take_loan for what that means to the writer). Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_reader_take_with(
     reader: *const HddsReader,
@@ -362,14 +365,11 @@ pub extern "C" fn hdds_reader_take_with(
         let Some(read) = read else {
             return Err(hdds_core::Error::bad_argument("read is NULL"));
         };
-        match r.inner.take() {
-            Some(s) => {
-                let info = sample_info(&s.info);
-                read(user, s.data.as_ptr(), s.data.len(), &info);
-                Ok(HddsRet::Ok)
-            }
-            None => Ok(HddsRet::NoData),
-        }
+        let taken = r.inner.take_with(|data, info| {
+            let info = sample_info(info);
+            read(user, data.as_ptr(), data.len(), &info);
+        });
+        Ok(if taken.is_some() { HddsRet::Ok } else { HddsRet::NoData })
     })
 }
 

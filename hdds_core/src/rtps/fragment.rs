@@ -299,9 +299,8 @@ impl Reassembler {
         // SAFETY: `received == total` counts distinct fragments (one bit each), all of them were
         // copied in above, and fragments 1..=total cover every byte of the buffer (its length is
         // the sample size, checked equal for every fragment, which is at most total * fs and more
-        // than (total - 1) * fs): every element is initialized, and `MaybeUninit<u8>` has the
-        // layout of `u8`, so the allocation is the same `Arc` slice (`assume_init` needs 1.82).
-        let payload = unsafe { Arc::from_raw(Arc::into_raw(p.buf) as *const [u8]) };
+        // than (total - 1) * fs): every element is initialized.
+        let payload = unsafe { crate::arc_bytes::assume_init(p.buf) };
         FragOutcome::Complete { meta: p.meta, payload }
     }
 
@@ -355,8 +354,7 @@ impl Reassembler {
             received: 0,
             bits,
             // Allocated once at its final size, then filled in place (see the module comment).
-            // (`iter::repeat(uninit)` writes nothing; `Arc::new_uninit_slice` needs Rust 1.82.)
-            buf: std::iter::repeat(MaybeUninit::uninit()).take(size).collect(),
+            buf: crate::arc_bytes::uninit(size),
             meta: *meta,
             have_first: false,
             stamp: self.stamp,

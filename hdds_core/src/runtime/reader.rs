@@ -100,9 +100,10 @@ pub(crate) struct ReaderShared {
     /// [`ReaderShared::note_fill`] in the critical sections that change the history's length, so
     /// that the per-sample full-check ([`ReaderShared::keeps_all_and_is_full`]) takes no lock.
     full: AtomicBool,
-    /// The application takes loans ([`Reader::take_loan`]): same-host samples stay in their
-    /// writer's ring, pinned, until taken (runtime/reader_loan.rs).
-    pub(crate) loans: AtomicBool,
+    /// Same-host samples of at least this many bytes stay in their writer's ring, pinned, until
+    /// taken: 0 once the application takes loans, `PIN_FROM` once it reads in place
+    /// (runtime/reader_loan.rs); `usize::MAX` (never) until then.
+    pub(crate) pin_from: AtomicUsize,
 }
 
 struct ReaderState {
@@ -189,7 +190,7 @@ impl Reader {
             filter: Mutex::new(None),
             history_refused: AtomicU64::new(0),
             full: AtomicBool::new(false),
-            loans: AtomicBool::new(false),
+            pin_from: AtomicUsize::new(usize::MAX),
         });
         if shared.deadline.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -570,14 +571,16 @@ impl ReaderShared {
         self.deliver_remote_pinned(d, None, now)
     }
 
-    /// Whether same-host samples may stay in their writer's ring until taken: the application
-    /// takes loans, and the reader's topic is keyless (a keyed reader looks into each payload).
-    pub(crate) fn wants_pins(&self) -> bool {
-        self.keys.is_none() && self.loans.load(Ordering::Relaxed)
+    /// From which payload size same-host samples may stay in their writer's ring until taken
+    /// (`None`: never): the application takes loans or reads in place, and the reader's topic is
+    /// keyless (a keyed reader looks into each payload).
+    pub(crate) fn pin_from(&self) -> Option<usize> {
+        let from = self.pin_from.load(Ordering::Relaxed);
+        (self.keys.is_none() && from != usize::MAX).then_some(from)
     }
 
     /// [`Self::deliver_remote`] of a same-host sample whose payload stays pinned in its writer's
-    /// ring (`d.payload` is then empty; keyless readers only, [`Self::wants_pins`]).
+    /// ring (`d.payload` is then empty; keyless readers only, [`Self::pin_from`]).
     pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> bool {
         let status = StatusInfo(d.meta.status_info);
         let pinned = pin.map(Arc::new);

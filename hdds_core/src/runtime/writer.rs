@@ -204,6 +204,23 @@ impl Writer {
         change: WriteChange,
         in_ring: bool,
     ) -> Result<i64> {
+        let r = self.write_core(payload, owned, options, change, in_ring);
+        run_listeners();
+        r
+    }
+
+    /// [`Writer::write_inner`] but for the listener calls the write queued, which the caller runs
+    /// once it holds no engine lock (the ring's turn included: a listener may write).
+    fn write_core(
+        &self,
+        payload: &[u8],
+        owned: Option<Arc<[u8]>>,
+        options: &WriteOptions,
+        change: WriteChange,
+        in_ring: bool,
+    ) -> Result<i64> {
+        // A write that lent itself a ring slot (write_into) holds the turn already.
+        let _turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
         let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         if self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none() {
             self.wait_intra_room(blocking_until)?;
@@ -303,7 +320,6 @@ impl Writer {
         if let Some(d) = &self.shared.deadline {
             watchdog::schedule(d.renew(now));
         }
-        run_listeners();
         Ok(sn)
     }
 

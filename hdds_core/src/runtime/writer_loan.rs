@@ -6,10 +6,12 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::super::events::run_listeners;
 use super::super::instances::WriteChange;
 use super::super::sample::WriteOptions;
 use super::Writer;
 use crate::error::{Error, ErrorKind, Result};
+use crate::qos::Durability;
 
 /// A sample buffer lent by [`Writer::loan`]: fill it, then [`WriterLoan::publish`]. Dropping it
 /// unpublished gives the buffer back.
@@ -57,7 +59,10 @@ impl Writer {
     /// (the one same-process readers share): `fill` gets `len` uninitialized bytes, writes the
     /// serialized sample (encapsulation header included) at their start and returns how many
     /// bytes it wrote. Nothing is written when `fill` fails. Saves the copy [`Writer::write`]
-    /// makes of a sample serialized elsewhere.
+    /// makes of a sample serialized elsewhere. When same-host readers will get the sample (and
+    /// the writer is VOLATILE), the buffer is the writer's shared-memory ring slot, as for
+    /// [`Writer::loan`]: no copy on the way to them either; other threads' writes of this writer
+    /// wait for it meanwhile (so `fill` must not write with this writer itself).
     ///
     /// # Safety
     /// When `fill` returns `Ok(n)`, it has initialized the first `n` bytes of its buffer (n may
@@ -68,27 +73,59 @@ impl Writer {
         options: &WriteOptions,
         fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<usize>,
     ) -> Result<i64> {
-        // One allocation of `len` bytes, not initialized (a trusted-length iterator).
-        let mut buf: Arc<[MaybeUninit<u8>]> = std::iter::repeat_with(MaybeUninit::uninit).take(len).collect();
+        // A TRANSIENT_LOCAL writer keeps a heap copy anyway (its history), and replays that
+        // history into the ring when a late joiner matches, which a slot lent here would refuse.
+        let volatile = self.shared.qos.durability != Durability::TransientLocal;
+        if let (Some(shm), true) = (&self.shared.shm, volatile) {
+            // Same-host readers: serialize straight into the ring slot they will read (no copy on
+            // the way to them). The turn keeps other threads' writes of this writer waiting
+            // meanwhile (the ring lends one slot at a time).
+            let turn = shm.turn();
+            let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+            if let Some(lent) = shm.lend(len, deadline)? {
+                // SAFETY: the ring lent these `len` bytes (inside its committed arena, mapped as
+                // long as the writer lives) to this call alone until publish_lent or give_back, and
+                // no reader looks at them before they are published; `MaybeUninit<u8>` has the
+                // layout of `u8`, and the slice claims nothing about their values.
+                let bytes = unsafe { std::slice::from_raw_parts_mut(lent.ptr.cast::<MaybeUninit<u8>>(), lent.len) };
+                let r = filled(fill(bytes), len).and_then(|written| {
+                    // SAFETY: as above; `fill` initialized the first `written` bytes (this
+                    // function's contract), which are read (not written) until published.
+                    let payload = unsafe { std::slice::from_raw_parts(lent.ptr.cast_const(), written) };
+                    self.write_core(payload, None, options, WriteChange::default(), true)
+                });
+                if r.is_err() {
+                    // Not published: the slot is free again (a no-op if it was published).
+                    shm.give_back();
+                }
+                drop(turn);
+                run_listeners();
+                return r;
+            }
+        }
+        let mut buf = crate::arc_bytes::uninit(len);
         let Some(bytes) = Arc::get_mut(&mut buf) else {
             return Err(Error::new(ErrorKind::Io, "write_into: a new buffer is shared (cannot happen)"));
         };
-        let written = fill(bytes)?;
-        if written > len {
-            return Err(Error::bad_argument(format!(
-                "write_into: the sample filler says it wrote {written} bytes into a {len}-byte buffer"
-            )));
-        }
+        let written = filled(fill(bytes), len)?;
         let data: Arc<[u8]> = if written == len {
-            // SAFETY: MaybeUninit<u8> has the layout of u8, and `fill` initialized all `len` bytes
-            // (this function's contract); the pointer came from Arc::into_raw of the same
-            // allocation, now read as [u8].
-            unsafe { Arc::from_raw(Arc::into_raw(buf) as *const [u8]) }
+            // SAFETY: `fill` initialized all `len` bytes (this function's contract).
+            unsafe { crate::arc_bytes::assume_init(buf) }
         } else {
             // SAFETY: as above, for the first `written` bytes only; copied out as they are.
             Arc::from(unsafe { &*(&buf[..written] as *const [MaybeUninit<u8>] as *const [u8]) })
         };
         self.write_inner(&Arc::clone(&data), Some(data), options, WriteChange::default(), false)
+    }
+}
+
+/// What a [`Writer::write_into`] filler returned, checked against the buffer's `len`.
+fn filled(r: Result<usize>, len: usize) -> Result<usize> {
+    match r? {
+        written if written > len => Err(Error::bad_argument(format!(
+            "write_into: the sample filler says it wrote {written} bytes into a {len}-byte buffer"
+        ))),
+        written => Ok(written),
     }
 }
 

@@ -120,7 +120,8 @@ rmw_ret_t Publisher::publish(const void * ros_message) const
   if (ret != RMW_RET_OK) {
     return ret;
   }
-  // Serialized straight into the buffer the engine keeps for the sample (no copy).
+  // Serialized straight into the buffer the engine keeps for the sample (no copy): with same-host
+  // subscribers in other processes, the slot of the writer's shared-memory ring they read.
   struct Fill
   {
     const MessageTypeSupport & type_support;

@@ -194,11 +194,13 @@ impl ShmPort {
                     backlog = s.view.has_unread(cur);
                     break;
                 }
-                if s.reader.wants_pins() {
-                    // The application takes loans: leave the payload in the ring, pinned, when
-                    // the reader still has a pin word free (reader_loan.rs).
+                if let Some(pin_from) = s.reader.pin_from() {
+                    // The application takes loans or reads in place: leave a payload that large in
+                    // the ring, pinned, when the reader still has a pin word free (reader_loan.rs).
                     let budget = s.view.pin_budget();
-                    let Some((desc, got)) = s.view.read_next_pinned(cur, s.reader.guid, budget) else { break };
+                    let Some((desc, got)) = s.view.read_next_pinned(cur, s.reader.guid, budget, pin_from) else {
+                        break;
+                    };
                     let (data, pin) = match got {
                         RingPayload::Copied(data) => (data, None),
                         RingPayload::Pinned(pin) => (Arc::from(&[][..]), Some(pin)),

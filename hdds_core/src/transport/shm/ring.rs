@@ -307,7 +307,7 @@ impl RingView {
     /// Reads the sample at `cur` (skipping those directed to other readers and those the writer
     /// replaced), advancing the cursor locally; [`RingView::commit`] publishes it.
     pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Arc<[u8]>)> {
-        match self.read_next_racing(cur, me, 0, || {})? {
+        match self.read_next_racing(cur, me, 0, 0, || {})? {
             (desc, Read::Copied(data)) => Some((desc, data)),
             // Not asked for a pin (pin_words = 0), so never made; were it made, the pinned bytes
             // are stable: copy them, then let the pin go.
@@ -321,29 +321,32 @@ impl RingView {
         }
     }
 
-    /// [`RingView::read_next`], leaving the payload in place under a pin ([`RingPin`]) when the
-    /// reader holds fewer than `max_pins` (at most `LOAN_WORDS`) pins, else copying it.
+    /// [`RingView::read_next`], leaving a payload of at least `pin_from` bytes in place under a pin
+    /// ([`RingPin`]) when the reader holds fewer than `max_pins` (at most `LOAN_WORDS`) pins, else
+    /// copying it. (Below some size a copy costs less than a pin: no pin word is taken then.)
     pub(crate) fn read_next_pinned(
         self: &Arc<Self>,
         cur: &mut ReaderCursor,
         me: Guid,
         max_pins: usize,
+        pin_from: usize,
     ) -> Option<(SampleDesc, RingPayload)> {
-        let (desc, read) = self.read_next_racing(cur, me, max_pins.min(LOAN_WORDS), || {})?;
+        let (desc, read) = self.read_next_racing(cur, me, max_pins.min(LOAN_WORDS), pin_from, || {})?;
         Some(match read {
             Read::Copied(data) => (desc, RingPayload::Copied(data)),
             Read::Pinned(pin) => (desc, RingPayload::Pinned(PinnedSample { view: Arc::clone(self), pin })),
         })
     }
 
-    /// Reads the next sample (pinning it if one of the first `pin_words` words is free), calling
-    /// `during_copy` after the payload is copied and before the stamp is checked again: tests
-    /// make the writer replace the sample there.
+    /// Reads the next sample (pinning it if it has at least `pin_from` bytes and one of the first
+    /// `pin_words` words is free), calling `during_copy` after the payload is copied and before
+    /// the stamp is checked again: tests make the writer replace the sample there.
     fn read_next_racing(
         &self,
         cur: &mut ReaderCursor,
         me: Guid,
         pin_words: usize,
+        pin_from: usize,
         mut during_copy: impl FnMut(),
     ) -> Option<(SampleDesc, Read)> {
         let h = self.header();
@@ -394,7 +397,7 @@ impl RingView {
             }
             let (offset, len) = (offset as usize, len as usize);
             let src = self.arena().wrapping_add(offset);
-            if pin_words > 0 {
+            if pin_words > 0 && len >= pin_from {
                 match self.pin(cur, pos, pin_words) {
                     Pinned::Yes(word, value) => {
                         // The stamp was still `want` once the pin was visible: the descriptor read
@@ -408,13 +411,11 @@ impl RingView {
                     Pinned::NoWord => {}
                 }
             }
-            // One pass, straight into the Arc's allocation (Arc::new_uninit_slice needs a newer
-            // Rust than the crate's minimum; zero-filling first cost a second pass).
             // SAFETY: offset + len <= committed <= arena_len, so every byte read lies inside the
-            // mapped arena. The writer may be rewriting these bytes concurrently (it replaced the
-            // sample): the stamp check below detects that and the copy is discarded. No reference
-            // to the shared bytes is formed.
-            let data: Arc<[u8]> = (0..len).map(|i| unsafe { src.add(i).read() }).collect();
+            // mapped arena, which this view keeps mapped. The writer may be rewriting these bytes
+            // concurrently (it replaced the sample): copy_from_raw reads them as raw bytes, and the
+            // stamp check below detects the rewrite and discards the copy.
+            let data = unsafe { crate::arc_bytes::copy_from_raw(src, len) };
             during_copy();
             fence(Ordering::Acquire);
             if slot.stamp.load(Ordering::Relaxed) != s1 {

@@ -22,7 +22,7 @@ fn whole(sn: i64, data: &[u8]) -> bool {
 }
 
 fn pinned(r: &Arc<RingView>, cur: &mut ReaderCursor, me: Guid) -> Option<(i64, PinnedSample)> {
-    match r.read_next_pinned(cur, me, LOAN_WORDS)? {
+    match r.read_next_pinned(cur, me, LOAN_WORDS, 0)? {
         (d, RingPayload::Pinned(p)) => Some((d.sn, p)),
         (_, RingPayload::Copied(_)) => panic!("a pin word was free: expected a pin"),
     }
@@ -132,7 +132,7 @@ fn a_live_readers_pins_keep_its_entry_from_reuse_after_it_is_removed() {
     assert!(f.w.remove_reader(old));
     // Pins can no longer be taken by the removed reader, but the one it holds stays honoured.
     f.w.publish(&desc(2), &payload(2, 500), None).unwrap();
-    assert!(f.r.read_next_pinned(&mut cur, old, LOAN_WORDS).is_none());
+    assert!(f.r.read_next_pinned(&mut cur, old, LOAN_WORDS, 0).is_none());
     for i in 2..=4 {
         f.w.add_reader(reader_guid(i), true).unwrap();
     }
@@ -170,7 +170,7 @@ fn a_reader_holds_at_most_loan_words_pins_then_copies() {
     let (f, me, mut cur) = matched(6, cfg(32, 1 << 16, false), &samples.iter().map(Vec::as_slice).collect::<Vec<_>>());
     let mut pins = Vec::new();
     let mut copies = 0;
-    while let Some((d, got)) = f.r.read_next_pinned(&mut cur, me, LOAN_WORDS) {
+    while let Some((d, got)) = f.r.read_next_pinned(&mut cur, me, LOAN_WORDS, 0) {
         match got {
             RingPayload::Pinned(p) => {
                 assert!(whole(d.sn, p.bytes()));
@@ -187,7 +187,7 @@ fn a_reader_holds_at_most_loan_words_pins_then_copies() {
     drop(pins);
     let mut cur2 = f.r.find_reader(me).unwrap();
     cur2.pos = cur.pos - 3;
-    let held: Vec<_> = std::iter::from_fn(|| f.r.read_next_pinned(&mut cur2, me, 2)).collect();
+    let held: Vec<_> = std::iter::from_fn(|| f.r.read_next_pinned(&mut cur2, me, 2, 0)).collect();
     let got: Vec<bool> = held.iter().map(|(_, p)| matches!(p, RingPayload::Pinned(_))).collect();
     assert_eq!(got, vec![true, true, false], "a smaller budget pins fewer: the third is copied");
 }
@@ -199,7 +199,7 @@ fn a_reader_out_of_pin_words_leaves_the_pin_count_alone_and_read_next_never_pins
     let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
     assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 1);
     // One word allowed and taken: the next sample is copied, and the count does not move.
-    match f.r.read_next_pinned(&mut cur, me, 1) {
+    match f.r.read_next_pinned(&mut cur, me, 1, 0) {
         Some((d, RingPayload::Copied(c))) => assert!(whole(d.sn, &c) && d.sn == 2),
         _ => panic!("expected a copy"),
     }
@@ -231,7 +231,7 @@ fn concurrent_keep_last_writer_and_a_reader_holding_loans_see_no_torn_payload() 
         while last < N && Instant::now() < end {
             let finished = writer_done.load(Ordering::SeqCst);
             let before = got;
-            while let Some((d, p)) = r.read_next_pinned(&mut cur, me, LOAN_WORDS) {
+            while let Some((d, p)) = r.read_next_pinned(&mut cur, me, LOAN_WORDS, 0) {
                 assert!(d.sn > last, "in order");
                 last = d.sn;
                 got += 1;

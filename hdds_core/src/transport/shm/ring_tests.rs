@@ -259,7 +259,7 @@ fn a_sample_replaced_while_it_is_copied_is_thrown_away() {
     let mut cur = f.r.find_reader(me).unwrap();
     // While the reader copies sample 1, the writer replaces it (its bytes are reused).
     let mut sn = 1;
-    let got = f.r.read_next_racing(&mut cur, me, 0, || {
+    let got = f.r.read_next_racing(&mut cur, me, 0, 0, || {
         if sn == 1 {
             for _ in 0..2 {
                 sn += 1;
@@ -269,6 +269,27 @@ fn a_sample_replaced_while_it_is_copied_is_thrown_away() {
     });
     assert_eq!(got.map(|g| g.0.sn), Some(2), "sample 1 is dropped, not handed out torn");
     assert_eq!(cur.lost, 1);
+}
+
+#[test]
+fn a_large_sample_is_copied_out_byte_for_byte() {
+    let f = fixture(40, cfg(4, 4 << 20, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    // Odd lengths and a pattern that differs at every offset: a copy that skipped, repeated or
+    // shifted bytes would not compare equal.
+    let samples: Vec<Vec<u8>> =
+        [1usize, 63, 65, (1 << 20) + 7].iter().map(|&n| (0..n).map(|i| (i * 31 + i / 251) as u8).collect()).collect();
+    for (i, s) in samples.iter().enumerate() {
+        f.w.publish(&desc(i as i64 + 1), s, None).unwrap();
+    }
+    let mut cur = f.r.find_reader(me).unwrap();
+    let got = drain(&f.r, &mut cur, me);
+    assert_eq!(got.len(), samples.len());
+    for ((sn, data), want) in got.iter().zip(&samples) {
+        assert!(data == want, "sample {sn}: {} bytes back for {}", data.len(), want.len());
+    }
+    assert_eq!(cur.lost, 0);
 }
 
 #[test]

@@ -81,6 +81,8 @@ pub(crate) struct ShmWriter {
     bells: Arc<Bells>,
     counters: Arc<Counters>,
     served: Mutex<Served>,
+    /// See [`ShmWriter::turn`].
+    turn: Mutex<()>,
 }
 
 impl ShmWriter {
@@ -98,7 +100,13 @@ impl ShmWriter {
             arena_bytes: cfg.arena_bytes,
             blocking: qos.reliability == Reliability::Reliable && qos.history == History::KeepAll,
         };
-        Ok(ShmWriter { ring: RingWriter::create(guid, ring_cfg)?, bells, counters, served: Mutex::default() })
+        Ok(ShmWriter {
+            ring: RingWriter::create(guid, ring_cfg)?,
+            bells,
+            counters,
+            served: Mutex::default(),
+            turn: Mutex::new(()),
+        })
     }
 
     /// Starts serving a same-host reader from the next sample on; true if it is new. Its
@@ -157,6 +165,15 @@ impl ShmWriter {
         self.ring.publish(desc, payload, deadline)?;
         self.announce_sample();
         Ok(())
+    }
+
+    /// The writer's turn at the ring: held by a write from its start to its publication, so that
+    /// a sample serialized in place ([`crate::Writer::write_into`], which holds a lent slot the
+    /// while) and other threads' writes take turns instead of the second finding the ring's one
+    /// loan outstanding. (An application's own [`crate::Writer::loan`] does not take it: writing
+    /// while one is outstanding stays an error.)
+    pub(crate) fn turn(&self) -> MutexGuard<'_, ()> {
+        lock(&self.turn)
     }
 
     /// Lends `len` bytes of the ring for a loaned sample, when the sample will go into the ring
