@@ -3,6 +3,8 @@
 //! for sure: the writer's segment file is removed from /dev/shm before the reader's participant
 //! exists (the writer keeps its mapping; the reader has nothing to open). Two participants of this
 //! process meet as two processes would (`intra_process: false`). Each test has its own domain.
+//! Once the reader is on UDP, its ACKNACKs no longer look in the writer's discovery database
+//! (`NetStats::shm_fallback_lookups` stays put while the samples and the repeated requests flow).
 
 mod net_support;
 
@@ -50,6 +52,10 @@ fn fallback(domain: u32, reliability: Reliability) {
     assert!(bs.shm_attach_failures >= 1, "the attach did not fail: {bs:?}");
     assert_eq!(bs.shm_udp_fallbacks, 1, "{bs:?}");
     assert_eq!(w.matched_reader_count(), 1, "the reader is on one path");
+    // An ACKNACK already on its way when the writer moved the reader may still look.
+    std::thread::sleep(Duration::from_millis(100));
+    let lookups = a.network_stats().unwrap().shm_fallback_lookups;
+    assert!(lookups >= 1, "the move itself looked in the discovery database");
 
     let start = Instant::now();
     for i in 0..SAMPLES {
@@ -77,6 +83,10 @@ fn fallback(domain: u32, reliability: Reliability) {
     assert_eq!(bs.shm_samples_read, 0, "nothing came through shared memory: {bs:?}");
     let m = w.status(PUBLICATION_MATCHED).unwrap();
     assert_eq!(m.current_count, 1, "{m:?}");
+    if reliability == Reliability::Reliable {
+        // Every sample acknowledged: ACKNACKs over UDP reached the writer.
+        assert!(w.wait_for_acknowledgments(Duration::from_secs(5)), "the reader's ACKNACKs");
+    }
 
     // The reader's request for UDP goes out again 50 ms, 250 ms and 1 s after the first (in case
     // one is lost; the first went before `start`): once they are all out, nothing changed.
@@ -86,6 +96,11 @@ fn fallback(domain: u32, reliability: Reliability) {
     assert_eq!(w.matched_reader_count(), 1);
     w.write(&counter_payload(SAMPLES)).unwrap();
     assert!(wait_until(Duration::from_secs(5), || r.take().is_some()), "a sample after the repeated requests");
+    assert_eq!(
+        a.network_stats().unwrap().shm_fallback_lookups,
+        lookups,
+        "the ACKNACKs of a reader already on UDP looked in the discovery database"
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@
 
 use hdds_core::wire::Guid;
 
-use crate::args::{usage_error, Args};
+use crate::args::{usage_error, Args, MAX_SAMPLE_SIZE};
 
 pub const TYPE_NAME: &str = "KeyedSeq";
 
@@ -51,13 +51,10 @@ pub fn listener_mode(args: &Args) -> bool {
     }
 }
 
-/// `--size`: the serialized KeyedSeq size (default 64), at least [`FIXED_SIZE`].
+/// `--size`: the serialized KeyedSeq size (default 64), at least [`FIXED_SIZE`] (KeyedSeq's seq,
+/// keyval and baggage length), at most [`MAX_SAMPLE_SIZE`].
 pub fn sample_size(args: &Args) -> usize {
-    let size: usize = args.value("size", 64);
-    if size < FIXED_SIZE {
-        usage_error("--size must be at least 12 (KeyedSeq's seq, keyval and baggage length)");
-    }
-    size
+    args.value_in("size", 64, FIXED_SIZE..=MAX_SAMPLE_SIZE)
 }
 
 /// A serialized KeyedSeq of `size` bytes (at least [`FIXED_SIZE`]) with sequence number 0 and key 0.

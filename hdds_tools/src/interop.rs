@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::args::{duration_of, period_of_rate};
 use hdds_core::cdr::key_hash::{key_hash, key_writer};
 use hdds_core::KeyHash;
 
@@ -78,7 +79,8 @@ pub struct PeerOpts {
     pub timeout: Duration,
     pub wait_matched: u32,
     pub settle: Duration,
-    pub rate: f64,
+    /// --rate as the time between two samples; None: as fast as possible.
+    pub period: Option<Duration>,
     pub linger: Duration,
     pub idle: Duration,
     pub min_count: u32,
@@ -92,13 +94,6 @@ pub struct PeerOpts {
 pub enum Parsed {
     Run(PeerOpts),
     Help,
-}
-
-fn secs(opt: &str, v: &str) -> Result<Duration, String> {
-    match v.parse::<f64>() {
-        Ok(d) if d >= 0.0 && d.is_finite() => Ok(Duration::from_secs_f64(d)),
-        _ => Err(format!("bad value for {opt} {v}")),
-    }
 }
 
 fn u32_of(opt: &str, v: &str) -> Result<u32, String> {
@@ -121,7 +116,7 @@ pub fn parse_args(args: &[String]) -> Result<Parsed, String> {
         timeout: Duration::from_secs(30),
         wait_matched: 0,
         settle: Duration::ZERO,
-        rate: 0.0,
+        period: None,
         linger: Duration::ZERO,
         idle: Duration::from_secs(2),
         min_count: 1,
@@ -181,12 +176,12 @@ pub fn parse_args(args: &[String]) -> Result<Parsed, String> {
                     return Err("--domain must be <= 232".into());
                 }
             }
-            "--timeout" => o.timeout = secs(a, &next()?)?,
+            "--timeout" => o.timeout = duration_of(a, &next()?, 1.0)?,
             "--wait-matched" => o.wait_matched = u32_of(a, &next()?)?,
-            "--settle" => settle = Some(secs(a, &next()?)?),
-            "--rate" => o.rate = secs(a, &next()?)?.as_secs_f64(),
-            "--linger" => linger = Some(secs(a, &next()?)?),
-            "--idle" => o.idle = secs(a, &next()?)?,
+            "--settle" => settle = Some(duration_of(a, &next()?, 1.0)?),
+            "--rate" => o.period = period_of_rate(a, &next()?)?,
+            "--linger" => linger = Some(duration_of(a, &next()?, 1.0)?),
+            "--idle" => o.idle = duration_of(a, &next()?, 1.0)?,
             "--min-count" => o.min_count = u32_of(a, &next()?)?,
             "--quiet" => o.quiet = true,
             "--config" => {

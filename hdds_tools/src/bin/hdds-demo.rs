@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use hdds_core::qos::{History, Reliability};
 use hdds_core::{Participant, ParticipantConfig, Qos, Reader, Writer};
+use hdds_tools::args::MAX_SAMPLE_SIZE;
 use hdds_tools::{us, Args, LatencyStats, NetOpts};
 
 const HELP: &str = "\
@@ -43,27 +44,25 @@ struct Opts {
     type_name: String,
     count: u64,
     size: usize,
-    rate: f64,
+    /// --rate as the time between two samples; None: as fast as possible.
+    period: Option<Duration>,
     reliability: Reliability,
     timeout: Duration,
 }
 
 impl Opts {
     fn parse(args: &Args) -> Opts {
-        let o = Opts {
+        Opts {
             net: NetOpts::parse(args),
             topic: args.value("topic", "demo/chatter".to_string()),
             type_name: args.value("type", "hdds::demo::Sample_".to_string()),
             count: args.value("count", 200_000),
-            size: args.value("size", 64),
-            rate: args.value("rate", 0.0),
+            // A 4-byte encapsulation header + a 4-byte counter.
+            size: args.value_in("size", 64, 8..=MAX_SAMPLE_SIZE),
+            period: args.period("rate", 0.0),
             reliability: if args.flag("best-effort") { Reliability::BestEffort } else { Reliability::Reliable },
-            timeout: Duration::from_secs_f64(args.value("timeout", 10.0)),
-        };
-        if o.size < 8 {
-            hdds_tools::usage_error("--size must be at least 8 (4-byte encapsulation header + 4-byte counter)");
+            timeout: args.seconds("timeout", 10.0),
         }
-        o
     }
 
     fn qos(&self) -> Qos {
@@ -125,7 +124,7 @@ fn payload_template(size: usize) -> Vec<u8> {
 /// Publishes `count` samples at the configured rate; returns how long it took.
 fn publish(writer: &Writer, o: &Opts) -> Result<Duration, String> {
     let mut payload = payload_template(o.size);
-    let period = if o.rate > 0.0 { Some(Duration::from_secs_f64(1.0 / o.rate)) } else { None };
+    let period = o.period;
     let start = Instant::now();
     for i in 0..o.count {
         payload[4..8].copy_from_slice(&(i as u32).to_le_bytes());
@@ -285,7 +284,7 @@ fn threads(o: &Opts) -> ExitCode {
         "publishing {} samples of {} B {}",
         o.count,
         o.size,
-        if o.rate > 0.0 { format!("at {} Hz", o.rate) } else { "as fast as possible".into() }
+        o.period.map_or("as fast as possible".into(), |p| format!("at {} Hz", 1.0 / p.as_secs_f64()))
     );
     let done = Arc::new(AtomicBool::new(false));
     let (count, idle) = (o.count, o.timeout);

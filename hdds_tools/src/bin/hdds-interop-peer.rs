@@ -124,7 +124,7 @@ fn publisher(o: &PeerOpts, w: &Writer, deadline: Instant) -> u8 {
     let mut written = 0u32;
     if ok {
         pause((Instant::now() + o.settle).min(deadline), watch);
-        let period = (o.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / o.rate));
+        let period = o.period;
         let start = Instant::now();
         let mut buf = Vec::new();
         for seq in 1..=o.count {

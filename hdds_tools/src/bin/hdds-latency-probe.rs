@@ -78,16 +78,16 @@ fn main() -> ExitCode {
             let o = PingOpts {
                 size,
                 count: args.maybe("count"),
-                duration: Duration::from_secs_f64(args.value("duration", 5.0)),
-                warmup: Duration::from_secs_f64(args.value("warmup", 1.0)),
-                retry: Duration::from_secs_f64(args.value("retry", 1.0)),
-                timeout: Duration::from_secs_f64(args.value("timeout", 10.0)),
+                duration: args.seconds("duration", 5.0),
+                warmup: args.seconds("warmup", 1.0),
+                retry: args.seconds("retry", 1.0),
+                timeout: args.seconds("timeout", 10.0),
                 reliable,
             };
             ping(&net, &o, delivery, args.flag("json"))
         }
         Some("pong") => {
-            let duration = args.maybe::<f64>("duration").map(Duration::from_secs_f64);
+            let duration = args.maybe_seconds("duration");
             pong(&net, reliable, delivery, duration)
         }
         Some(other) => usage_error(&format!("unknown mode {other:?}: expected ping or pong")),

@@ -50,20 +50,12 @@ struct Opts {
     timeout: Duration,
 }
 
-/// `ms` milliseconds from option `--name`, which must be positive.
-fn millis(name: &str, ms: f64) -> Duration {
-    if !(ms > 0.0 && ms.is_finite()) {
-        usage_error(&format!("--{name} must be a positive number of milliseconds"));
+/// A lease or assertion period of 0 would expire or assert without pause.
+fn positive(name: &str, d: Duration) -> Duration {
+    if d.is_zero() {
+        usage_error(&format!("--{name} must be above 0 milliseconds"));
     }
-    Duration::from_secs_f64(ms / 1000.0)
-}
-
-fn seconds(args: &Args, name: &str, default: f64) -> Duration {
-    let s: f64 = args.value(name, default);
-    if !(s >= 0.0 && s.is_finite()) {
-        usage_error(&format!("--{name} must be a number of seconds >= 0"));
-    }
-    Duration::from_secs_f64(s)
+    d
 }
 
 fn parse(mode: Option<&str>, args: &Args) -> Opts {
@@ -74,7 +66,7 @@ fn parse(mode: Option<&str>, args: &Args) -> Opts {
         None => usage_error("writer or reader?"),
     };
     let topic: String = args.maybe("topic").unwrap_or_else(|| usage_error("--topic is required"));
-    let lease = args.maybe("lease-ms").unwrap_or_else(|| usage_error("--lease-ms is required"));
+    let lease = args.maybe_millis("lease-ms").unwrap_or_else(|| usage_error("--lease-ms is required"));
     let kind = match args.value("kind", "topic".to_string()).as_str() {
         "topic" => LivelinessKind::ManualByTopic,
         "participant" => LivelinessKind::ManualByParticipant,
@@ -83,11 +75,11 @@ fn parse(mode: Option<&str>, args: &Args) -> Opts {
     Opts {
         writer,
         topic,
-        lease: millis("lease-ms", lease),
+        lease: positive("lease-ms", lease),
         kind,
-        assert_every: millis("assert-ms", args.value("assert-ms", 100.0)),
-        assert_for: seconds(args, "assert-for", 2.0),
-        timeout: seconds(args, "timeout", 20.0),
+        assert_every: positive("assert-ms", args.maybe_millis("assert-ms").unwrap_or(Duration::from_millis(100))),
+        assert_for: args.seconds("assert-for", 2.0),
+        timeout: args.seconds("timeout", 20.0),
     }
 }
 

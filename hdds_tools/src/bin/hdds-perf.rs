@@ -79,18 +79,18 @@ fn main() -> ExitCode {
             let size = ddsperf::sample_size(&args);
             let p = PubOpts {
                 size,
-                duration: Duration::from_secs_f64(args.value("duration", 5.0)),
-                rate: args.value("rate", 0.0),
-                timeout: Duration::from_secs_f64(args.value("timeout", 10.0)),
+                duration: args.seconds("duration", 5.0),
+                period: args.period("rate", 0.0),
+                timeout: args.seconds("timeout", 10.0),
                 batching: !args.flag("no-batching"),
             };
             publisher(&o, &p)
         }
         Some("sub") => {
             let s = SubOpts {
-                duration: Duration::from_secs_f64(args.value("duration", 30.0)),
-                idle: Duration::from_secs_f64(args.value("idle", 1.0)),
-                warmup: Duration::from_secs_f64(args.value("warmup", 1.0)),
+                duration: args.seconds("duration", 30.0),
+                idle: args.seconds("idle", 1.0),
+                warmup: args.seconds("warmup", 1.0),
             };
             subscriber(&o, &s)
         }
@@ -111,7 +111,8 @@ struct Opts {
 struct PubOpts {
     size: usize,
     duration: Duration,
-    rate: f64,
+    /// --rate as the time between two samples; None: as fast as possible.
+    period: Option<Duration>,
     timeout: Duration,
     batching: bool,
 }
@@ -195,7 +196,7 @@ fn publisher(o: &Opts, p: &PubOpts) -> ExitCode {
     let udp_drops_before = udp_receive_drops();
     let mut sample = ddsperf::sample(p.size);
     let key = ddsperf::key_hash(&sample, false).expect("a sample made by ddsperf::sample has a key");
-    let period = (p.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / p.rate));
+    let period = p.period;
     let mut progress = Progress::new();
     let start = Instant::now();
     let end = start + p.duration;

@@ -45,11 +45,11 @@ fn main() -> ExitCode {
     let readers: usize = args.value("readers", 10);
     let expect: usize = args.value("expect", 1);
     let prefix: String = args.value("prefix", "scale_t".to_string());
-    let period: f64 = args.value("spdp-period", 8.0);
-    let lease: f64 = args.value("lease", 10.0);
-    let timeout: f64 = args.value("timeout", 600.0);
+    let period = args.seconds("spdp-period", 8.0);
+    let lease = args.seconds("lease", 10.0);
+    let timeout = args.seconds("timeout", 600.0);
     hdds_tools::install_stop_handlers();
-    let deadline = Instant::now() + Duration::from_secs_f64(timeout);
+    let deadline = Instant::now() + timeout;
 
     let mut net = NetOpts::parse(&args);
     // --iface (default 127.0.0.1): loopback is an interface here, not localhost-only: multicast on
@@ -59,8 +59,8 @@ fn main() -> ExitCode {
         net.interfaces.push(Ipv4Addr::LOCALHOST);
     }
     let mut config = net.network_config();
-    config.spdp_period = Duration::from_secs_f64(period);
-    config.lease_duration = Duration::from_secs_f64(lease);
+    config.spdp_period = period;
+    config.lease_duration = lease;
     let participant = net.participant_with(config, Vec::new());
     let qos = Qos { reliability: Reliability::Reliable, ..Qos::default() };
     let mut ws = Vec::with_capacity(writers);

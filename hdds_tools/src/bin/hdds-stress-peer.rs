@@ -35,6 +35,7 @@ use hdds_core::error::ErrorKind;
 use hdds_core::qos::{History, Reliability};
 use hdds_core::wire::Guid;
 use hdds_core::{Qos, Reader, Writer};
+use hdds_tools::args::MAX_SAMPLE_SIZE;
 use hdds_tools::net::NET_HELP;
 use hdds_tools::{Args, NetOpts};
 
@@ -190,22 +191,24 @@ fn main() -> ExitCode {
     }
     let wtopics = topics(&args.value("writers", String::new()));
     let rtopics = topics(&args.value("readers", String::new()));
-    let rate: f64 = args.value("rate", 1000.0);
+    let period = args
+        .period("rate", 1000.0)
+        .unwrap_or_else(|| hdds_tools::usage_error("--rate must be above 0: the writers pace"));
     let count: u64 = args.value("count", 0);
     let expect: u64 = args.value("expect", 0);
-    let size: usize = args.value::<usize>("size", 64).max(8);
+    let size = args.value_in("size", 64, 8..=MAX_SAMPLE_SIZE);
     let wait_matched: usize = args.value("wait-matched", 0);
-    let duration = Duration::from_secs_f64(args.value("duration", 60.0));
-    let max_blocking = Duration::from_secs_f64(args.value("max-blocking", 1.0));
-    let report = Duration::from_secs_f64(args.value("report", 5.0));
+    let duration = args.seconds("duration", 60.0);
+    let max_blocking = args.seconds("max-blocking", 1.0);
+    let report = args.seconds("report", 5.0);
     hdds_tools::install_stop_handlers();
 
     let mut net = NetOpts::parse(&args);
     // --iface: the one-interface spelling the test scripts use; loopback there means localhost-only.
     net.interfaces.extend(args.maybe::<Ipv4Addr>("iface").filter(|a| !a.is_loopback()));
     let mut config = net.network_config();
-    config.lease_duration = Duration::from_secs_f64(args.value("lease", 20.0));
-    config.spdp_period = Duration::from_secs_f64(args.value("spdp-period", 3.0));
+    config.lease_duration = args.seconds("lease", 20.0);
+    config.spdp_period = args.seconds("spdp-period", 3.0);
     let participant = net.participant_with(config, Vec::new());
     let qos = Qos {
         reliability: Reliability::Reliable,
@@ -259,7 +262,6 @@ fn main() -> ExitCode {
     }
     // One thread per writer: a writer blocked on a slow reader (up to max_blocking_time) does not
     // hold the others back. The main thread drains the readers and reports.
-    let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
     let writers_stop = Arc::new(AtomicBool::new(false));
     let threads: Vec<thread::JoinHandle<(Pub, bool)>> = pubs
         .drain(..)

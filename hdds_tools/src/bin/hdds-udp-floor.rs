@@ -35,7 +35,7 @@ fn main() -> ExitCode {
     let result = match mode.as_deref() {
         Some("pong") => {
             let bind: SocketAddr = args.maybe("bind").unwrap_or_else(|| usage_error("pong needs --bind ADDR:PORT"));
-            pong(bind, args.maybe::<f64>("duration").map(Duration::from_secs_f64))
+            pong(bind, args.maybe_seconds("duration"))
         }
         Some("ping") => {
             let to: SocketAddr = args.maybe("to").unwrap_or_else(|| usage_error("ping needs --to ADDR:PORT"));
@@ -46,9 +46,9 @@ fn main() -> ExitCode {
             let o = PingOpts {
                 to,
                 size,
-                duration: Duration::from_secs_f64(args.value("duration", 5.0)),
-                warmup: Duration::from_secs_f64(args.value("warmup", 1.0)),
-                timeout: Duration::from_secs_f64(args.value("timeout", 10.0)),
+                duration: args.seconds("duration", 5.0),
+                warmup: args.seconds("warmup", 1.0),
+                timeout: args.seconds("timeout", 10.0),
             };
             ping(&o, args.flag("json"))
         }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "detail/gid.hpp"
+#include "detail/take_in_place.hpp"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -157,66 +158,68 @@ rmw_ret_t Client::write_request(
 
 rmw_ret_t Client::take_response(rmw_service_info_t * info, void * ros_response, bool * taken)
 {
-  *taken = false;
   std::lock_guard<std::mutex> take_lock(take_mutex_);
-  for (;;) {
-    SampleHandle sample;
-    rmw_ret_t ret = endpoints_->take(&sample);
-    if (ret != RMW_RET_OK || !sample) {
-      return ret;
-    }
-    size_t len = 0;
-    const uint8_t * data = hdds_sample_data(sample.get(), &len);
-    HddsSampleInfo si;
-    if (data == nullptr || hdds_sample_info(sample.get(), &si) != HDDS_RET_OK) {
-      set_hdds_error("cannot read a reply sample");
-      return RMW_RET_ERROR;
-    }
-    const Guid writer = to_guid(si.writer_guid);
-    const MessageTypeSupport & type = endpoints_->read_type();
-    int64_t id = 0;
-    if (si.has_related_sample_identity) {
-      if (!sf::reply_names_client(
-          to_guid(si.related_writer_guid), endpoints_->reader_guid(), endpoints_->writer_guid()))
-      {
-        continue;  // another client's reply
-      }
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto it = pending_.find(si.related_sequence_number);
-        if (it == pending_.end()) {
-          continue;  // a second server's answer to a request already answered, or forgotten
+  // False when the sample just taken is not an answer to one of our pending requests.
+  bool ours = false;
+  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
+      ours = false;
+      const Guid writer = to_guid(si.writer_guid);
+      const MessageTypeSupport & type = endpoints_->read_type();
+      int64_t id = 0;
+      rmw_ret_t ret = RMW_RET_OK;
+      if (si.has_related_sample_identity) {
+        if (!sf::reply_names_client(
+            to_guid(si.related_writer_guid), endpoints_->reader_guid(), endpoints_->writer_guid()))
+        {
+          return RMW_RET_OK;  // another client's reply
         }
-        id = it->second;
-        pending_.erase(it);
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          const auto it = pending_.find(si.related_sequence_number);
+          if (it == pending_.end()) {
+            // A second server's answer to a request already answered, or forgotten.
+            return RMW_RET_OK;
+          }
+          id = it->second;
+          pending_.erase(it);
+        }
+        ret = type.deserialize(data, len, ros_response);
+      } else if (
+        sf::format_of_vendor(endpoints_->vendor_of(writer)) ==
+        sf::Format::kCycloneHeader)
+      {
+        sf::CycloneHeader header;
+        if (!sf::read_cyclone_header(data, len, &header) ||
+          header.client_handle != cyclone_handle_)
+        {
+          // Another client's reply (Cyclone servers send every reply to every client).
+          return RMW_RET_OK;
+        }
+        id = header.sequence_number;
+        take_buffer_.resize(len - sf::kCycloneHeaderSize);
+        sf::remove_cyclone_header(data, len, take_buffer_.data());
+        ret = type.deserialize(take_buffer_.data(), take_buffer_.size(), ros_response);
+      } else {
+        return RMW_RET_OK;  // a reply that names no request: nobody's
       }
-      ret = type.deserialize(data, len, ros_response);
-    } else if (
-      sf::format_of_vendor(endpoints_->vendor_of(writer)) ==
-      sf::Format::kCycloneHeader)
-    {
-      sf::CycloneHeader header;
-      if (!sf::read_cyclone_header(data, len, &header) || header.client_handle != cyclone_handle_) {
-        continue;  // another client's reply (Cyclone servers send every reply to every client)
+      if (ret != RMW_RET_OK) {
+        return ret;
       }
-      id = header.sequence_number;
-      take_buffer_.resize(len - sf::kCycloneHeaderSize);
-      sf::remove_cyclone_header(data, len, take_buffer_.data());
-      ret = type.deserialize(take_buffer_.data(), take_buffer_.size(), ros_response);
-    } else {
-      continue;  // a reply that names no request: nobody's
-    }
-    if (ret != RMW_RET_OK) {
+      info->source_timestamp = si.source_timestamp_ns;
+      info->received_timestamp = si.reception_timestamp_ns;
+      std::memcpy(
+        info->request_id.writer_guid, endpoints_->writer_guid().data(),
+        sizeof(info->request_id.writer_guid));
+      info->request_id.sequence_number = id;
+      ours = true;
+      return RMW_RET_OK;
+    };
+  // Replies for other clients of the service (and stale ones) are taken and dropped until ours.
+  for (;;) {
+    rmw_ret_t ret = take_in_place(endpoints_->reader(), read, taken);
+    if (ret != RMW_RET_OK || !*taken || ours) {
       return ret;
     }
-    info->source_timestamp = si.source_timestamp_ns;
-    info->received_timestamp = si.reception_timestamp_ns;
-    std::memcpy(
-      info->request_id.writer_guid, endpoints_->writer_guid().data(),
-      sizeof(info->request_id.writer_guid));
-    info->request_id.sequence_number = id;
-    *taken = true;
-    return RMW_RET_OK;
   }
 }
 

@@ -13,6 +13,7 @@
 #include "detail/gid.hpp"
 #include "detail/names.hpp"
 #include "detail/qos_mapping.hpp"
+#include "detail/take_in_place.hpp"
 #include "rmw/error_handling.h"
 #include "rmw/impl/cpp/key_value.hpp"
 #include "rmw_dds_common/gid_utils.hpp"
@@ -240,15 +241,22 @@ void Graph::take_discovery_info()
 {
   std::lock_guard<std::mutex> lock(info_mutex_);
   rmw_dds_common::msg::ParticipantEntitiesInfo msg;
+  bool got = false;  // a sample was taken (even one that does not deserialize)
+  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo &) {
+      got = true;
+      return info_type_.deserialize(data, len, &msg);
+    };
   for (;;) {
-    HddsSample * raw = nullptr;
-    if (hdds_reader_take(info_reader_.get(), &raw) != HDDS_RET_OK || raw == nullptr) {
+    got = false;
+    bool taken = false;
+    const rmw_ret_t ret = take_in_place(info_reader_.get(), read, &taken);
+    if (!got) {
+      if (ret != RMW_RET_OK) {
+        rmw_reset_error();  // on an engine thread: nobody to tell; the next sample tries again
+      }
       return;
     }
-    SampleHandle sample(raw);
-    size_t len = 0;
-    const uint8_t * data = hdds_sample_data(sample.get(), &len);
-    if (data == nullptr || info_type_.deserialize(data, len, &msg) != RMW_RET_OK) {
+    if (!taken) {
       // A malformed announcement from a peer: skipped, it changes nothing.
       rmw_reset_error();
       continue;

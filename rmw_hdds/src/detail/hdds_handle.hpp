@@ -26,7 +26,6 @@ using ParticipantHandle =
   std::unique_ptr<HddsParticipant, HddsDeleter<HddsParticipant, hdds_participant_destroy>>;
 using WriterHandle = std::unique_ptr<HddsWriter, HddsDeleter<HddsWriter, hdds_writer_destroy>>;
 using ReaderHandle = std::unique_ptr<HddsReader, HddsDeleter<HddsReader, hdds_reader_destroy>>;
-using SampleHandle = std::unique_ptr<HddsSample, HddsDeleter<HddsSample, hdds_sample_free>>;
 using GuardConditionHandle = std::unique_ptr<HddsGuardCondition,
     HddsDeleter<HddsGuardCondition, hdds_guard_condition_destroy>>;
 using WaitSetHandle = std::unique_ptr<HddsWaitSet, HddsDeleter<HddsWaitSet, hdds_waitset_destroy>>;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "detail/gid.hpp"
+#include "detail/take_in_place.hpp"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -50,62 +51,51 @@ Service * Service::create(
 
 rmw_ret_t Service::take_request(rmw_service_info_t * info, void * ros_request, bool * taken)
 {
-  *taken = false;
   std::lock_guard<std::mutex> lock(take_mutex_);
-  SampleHandle sample;
-  rmw_ret_t ret = endpoints_->take(&sample);
-  if (ret != RMW_RET_OK || !sample) {
-    return ret;
-  }
-  size_t len = 0;
-  const uint8_t * data = hdds_sample_data(sample.get(), &len);
-  HddsSampleInfo si;
-  if (data == nullptr || hdds_sample_info(sample.get(), &si) != HDDS_RET_OK) {
-    set_hdds_error("cannot read a request sample");
-    return RMW_RET_ERROR;
-  }
-  const Guid writer = to_guid(si.writer_guid);
-  const MessageTypeSupport & type = endpoints_->read_type();
-  rmw_request_id_t id;
-  if (!si.has_related_sample_identity &&
-    sf::format_of_vendor(endpoints_->vendor_of(writer)) == sf::Format::kCycloneHeader)
-  {
-    sf::CycloneHeader header;
-    if (!sf::read_cyclone_header(data, len, &header)) {
-      RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
-        "rmw_hdds: a request of %zu bytes from a Cyclone DDS client has no 16-byte request "
-        "header (or is not CDR): dropped", len);
-      return RMW_RET_ERROR;
-    }
-    take_buffer_.resize(len - sf::kCycloneHeaderSize);
-    sf::remove_cyclone_header(data, len, take_buffer_.data());
-    ret = type.deserialize(take_buffer_.data(), take_buffer_.size(), ros_request);
-    if (ret != RMW_RET_OK) {
-      return ret;
-    }
-    remember_cyclone_client(writer, header.client_handle);
-    id = sf::request_id_from_cyclone(writer, header);
-  } else {
-    ret = type.deserialize(data, len, ros_request);
-    if (ret != RMW_RET_OK) {
-      return ret;
-    }
-    sf::RequestSample rs;
-    rs.writer_guid = writer;
-    rs.sequence_number = si.sequence_number;
-    rs.has_related_identity = si.has_related_sample_identity;
-    rs.related_guid = to_guid(si.related_writer_guid);
-    id = sf::request_id_from_identity(rs);
-    const Guid named = sf::guid_of(id);
-    if (named != writer && sf::is_reader_guid(named)) {
-      remember_requester(named, writer);
-    }
-  }
-  info->source_timestamp = si.source_timestamp_ns;
-  info->received_timestamp = si.reception_timestamp_ns;
-  info->request_id = id;
-  *taken = true;
-  return RMW_RET_OK;
+  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
+      const Guid writer = to_guid(si.writer_guid);
+      const MessageTypeSupport & type = endpoints_->read_type();
+      rmw_request_id_t id;
+      if (!si.has_related_sample_identity &&
+        sf::format_of_vendor(endpoints_->vendor_of(writer)) == sf::Format::kCycloneHeader)
+      {
+        sf::CycloneHeader header;
+        if (!sf::read_cyclone_header(data, len, &header)) {
+          RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
+            "rmw_hdds: a request of %zu bytes from a Cyclone DDS client has no 16-byte request "
+            "header (or is not CDR): dropped", len);
+          return RMW_RET_ERROR;
+        }
+        take_buffer_.resize(len - sf::kCycloneHeaderSize);
+        sf::remove_cyclone_header(data, len, take_buffer_.data());
+        rmw_ret_t ret = type.deserialize(take_buffer_.data(), take_buffer_.size(), ros_request);
+        if (ret != RMW_RET_OK) {
+          return ret;
+        }
+        remember_cyclone_client(writer, header.client_handle);
+        id = sf::request_id_from_cyclone(writer, header);
+      } else {
+        rmw_ret_t ret = type.deserialize(data, len, ros_request);
+        if (ret != RMW_RET_OK) {
+          return ret;
+        }
+        sf::RequestSample rs;
+        rs.writer_guid = writer;
+        rs.sequence_number = si.sequence_number;
+        rs.has_related_identity = si.has_related_sample_identity;
+        rs.related_guid = to_guid(si.related_writer_guid);
+        id = sf::request_id_from_identity(rs);
+        const Guid named = sf::guid_of(id);
+        if (named != writer && sf::is_reader_guid(named)) {
+          remember_requester(named, writer);
+        }
+      }
+      info->source_timestamp = si.source_timestamp_ns;
+      info->received_timestamp = si.reception_timestamp_ns;
+      info->request_id = id;
+      return RMW_RET_OK;
+    };
+  return take_in_place(endpoints_->reader(), read, taken);
 }
 
 void Service::remember_cyclone_client(const Guid & writer, uint64_t handle)

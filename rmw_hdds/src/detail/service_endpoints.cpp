@@ -156,22 +156,6 @@ std::vector<DiscoveredEndpoint> ServiceEndpoints::endpoints_on_topic(
   return node_.context().graph().endpoints_on_topic(topic, readers);
 }
 
-rmw_ret_t ServiceEndpoints::take(SampleHandle * out) const
-{
-  HddsSample * raw = nullptr;
-  const HddsRet r = hdds_reader_take(reader_.get(), &raw);
-  if (r == HDDS_RET_NO_DATA) {
-    out->reset();
-    return RMW_RET_OK;
-  }
-  if (r != HDDS_RET_OK) {
-    set_hdds_error("cannot take a sample");
-    return RMW_RET_ERROR;
-  }
-  out->reset(raw);
-  return RMW_RET_OK;
-}
-
 bool ServiceEndpoints::writer_matches(const Guid & reader) const
 {
   bool matched = false;

@@ -69,9 +69,6 @@ public:
   // The alive readers (or writers) of a DDS topic.
   std::vector<DiscoveredEndpoint> endpoints_on_topic(const std::string & topic, bool readers) const;
 
-  // The next sample of the reader; *out stays empty when none is waiting (RMW_RET_OK).
-  rmw_ret_t take(SampleHandle * out) const;
-
   // True if the writer delivers to this reader (local or remote).
   bool writer_matches(const Guid & reader) const;
   // True if the writer delivers to this reader and the reader knows the writer (a remote

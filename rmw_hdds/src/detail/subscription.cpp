@@ -12,6 +12,7 @@
 #include "detail/names.hpp"
 #include "detail/node.hpp"
 #include "detail/qos_mapping.hpp"
+#include "detail/take_in_place.hpp"
 #include "rmw/error_handling.h"
 #include "rmw/serialized_message.h"
 
@@ -136,40 +137,6 @@ Subscription::~Subscription()
   events_.reset();
   reader_.reset();
 }
-
-namespace
-{
-// Takes the oldest sample of `reader` and runs `read(data, len, info)` on it in place: the
-// engine's buffer, valid during the call only, so nothing is copied or allocated for the take.
-// *taken is true when a sample was taken and `read` returned RMW_RET_OK; nothing waiting is
-// RMW_RET_OK with *taken false.
-template<typename Read>
-rmw_ret_t take_in_place(const HddsReader * reader, Read & read, bool * taken)
-{
-  struct Call
-  {
-    Read & read;
-    rmw_ret_t ret;
-  };
-  Call call{read, RMW_RET_ERROR};
-  // The engine calls back on this thread; no exception may unwind into it.
-  const HddsRet r = hdds_reader_take_with(
-    reader, [](void * user, const uint8_t * data, size_t len, const HddsSampleInfo * info) {
-      Call & c = *static_cast<Call *>(user);
-      c.ret = in_engine_callback("reading a taken sample", [&] {return c.read(data, len, *info);});
-    }, &call);
-  *taken = false;
-  if (r == HDDS_RET_NO_DATA) {
-    return RMW_RET_OK;
-  }
-  if (r != HDDS_RET_OK) {
-    RMW_SET_ERROR_MSG(("rmw_hdds: cannot take: " + last_error()).c_str());
-    return RMW_RET_ERROR;
-  }
-  *taken = call.ret == RMW_RET_OK;
-  return call.ret;
-}
-}  // namespace
 
 rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
 {

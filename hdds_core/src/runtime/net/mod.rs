@@ -131,6 +131,10 @@ pub struct NetStats {
     /// writer's ring: counted by the reader's participant when its attach fails, and by the
     /// writer's when it moves that reader from its ring to UDP.
     pub shm_udp_fallbacks: u64,
+    /// ACKNACKs over UDP from same-host hdds readers that their writer did not serve over UDP,
+    /// looked up in the discovery database for a shared-memory fallback (shm_fallback.rs): a few
+    /// per fallback; those of a reader already matched over UDP do not come there.
+    pub shm_fallback_lookups: u64,
     /// Segments of dead processes removed.
     pub shm_segments_reclaimed: u64,
     /// Times the participant's shared-memory reader thread woke up (a ring while no application
@@ -163,6 +167,7 @@ pub(crate) struct Counters {
     pub(crate) fragments_over_limit: AtomicU64,
     pub(crate) history_over_limit: AtomicU64,
     shm_udp_fallbacks: AtomicU64,
+    shm_fallback_lookups: AtomicU64,
 }
 
 pub(crate) fn bump(c: &AtomicU64) {
@@ -409,6 +414,7 @@ impl Network {
             shm_samples_lost: s(|c| &c.samples_lost),
             shm_attach_failures: s(|c| &c.attach_failures),
             shm_udp_fallbacks: g(&c.shm_udp_fallbacks),
+            shm_fallback_lookups: g(&c.shm_fallback_lookups),
             shm_segments_reclaimed: s(|c| &c.segments_reclaimed),
             shm_reader_thread_wakeups: s(|c| &c.reader_thread_wakeups),
         }

@@ -142,8 +142,15 @@ impl Network {
                     let ack =
                         rtps::AckNack { state: a.reader_sn_state, count: a.count as i32, final_flag: a.final_flag };
                     let reader = Guid::new(src, a.reader_id);
-                    self.acknack_over_udp(a.writer_id, reader, &mut ctx.out);
-                    self.to_writer(a.writer_id, &mut ctx.out, |w, out| w.on_acknack(now, reader, &ack, out));
+                    let mut known = false;
+                    self.to_writer(a.writer_id, &mut ctx.out, |w, out| {
+                        known = w.reader(reader).is_some();
+                        w.on_acknack(now, reader, &ack, out);
+                    });
+                    // Only from a reader the writer does not serve over UDP (shm_fallback.rs).
+                    if !known && self.acknack_over_udp(a.writer_id, reader, &mut ctx.out) {
+                        self.to_writer(a.writer_id, &mut ctx.out, |w, out| w.on_acknack(now, reader, &ack, out));
+                    }
                 }
                 Submessage::NackFrag(n) => {
                     let nf =

@@ -14,6 +14,14 @@
 //!
 //! Both sides count it in `NetStats::shm_udp_fallbacks`; the first failed attach of the process is
 //! also written to stderr, once, with the reason.
+//!
+//! The writer's own RTPS match table is what keeps this off the steady state: the receive thread
+//! gives an ACKNACK to its writer first, and only one from a reader the writer does not serve over
+//! UDP (a reader of its ring, one not discovered yet, or not matched) comes to
+//! [`Network::acknack_over_udp`], which looks in the discovery database (counted in
+//! `NetStats::shm_fallback_lookups`). Once the reader is matched over UDP its ACKNACKs stop there,
+//! as any UDP reader's do; when it or its participant goes, discovery unmatches it from the writer
+//! (`unmatch_remote_reader`), so there is nothing else to forget.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -118,25 +126,27 @@ impl Network {
         true
     }
 
-    /// An ACKNACK from `reader` reached local writer `writer_id` over UDP. When that reader reads
-    /// the writer's ring, it could not attach to it: it moves to UDP.
-    pub(crate) fn acknack_over_udp(&self, writer_id: EntityId, reader: Guid, out: &mut Outbox) {
+    /// An ACKNACK from `reader` reached local writer `writer_id` over UDP, and the writer does not
+    /// serve that reader over UDP. When the reader reads the writer's ring, it could not attach to
+    /// it: it moves to UDP, and true says so (the ACKNACK is then for the writer's new proxy).
+    pub(crate) fn acknack_over_udp(&self, writer_id: EntityId, reader: Guid, out: &mut Outbox) -> bool {
         // Cheap for the usual ACKNACK: shared memory off, or not from a same-host hdds peer.
         if writer_id.is_builtin() || !self.shm_peer(reader.prefix) {
-            return;
+            return false;
         }
+        bump(&self.counters.shm_fallback_lookups);
         let mut db = lock(&self.discovery);
-        let Some(w) = read(&self.writers).get(&writer_id).cloned() else { return };
+        let Some(w) = read(&self.writers).get(&writer_id).cloned() else { return false };
         let Some(rr) = db.remote_readers.get(&reader) else {
             // Not discovered yet: the match will look here first.
             if db.udp_readers.len() < MAX_PENDING && !db.udp_readers.contains(&(writer_id, reader)) {
                 db.udp_readers.push((writer_id, reader));
             }
-            return;
+            return false;
         };
         if !rr.matched.contains(&writer_id) || !w.shm.as_ref().is_some_and(|s| s.unmatch_reader(reader)) {
-            // Not matched, or already over UDP.
-            return;
+            // Not matched, or not in the ring.
+            return false;
         }
         // Out of the ring (a write waiting for it wakes up), onto the RTPS machine: matched once
         // more, so PUBLICATION_MATCHED counts the reader twice in its total.
@@ -144,5 +154,6 @@ impl Network {
         let next = w.net_match_reader(Instant::now(), super::sedp::matched_reader(&rr.data), rr.addr, out);
         self.timer.schedule(next);
         bump(&self.counters.shm_udp_fallbacks);
+        true
     }
 }
