@@ -35,9 +35,10 @@ pub(crate) unsafe fn assume_init(buf: Arc<[MaybeUninit<u8>]>) -> Arc<[u8]> {
 pub(crate) unsafe fn copy_from_raw(src: *const u8, len: usize) -> Arc<[u8]> {
     let mut buf = uninit(len);
     let Some(dst) = Arc::get_mut(&mut buf) else {
-        // A fresh Arc has one owner; get_mut cannot fail. Without it, fall back to a plain copy.
+        // A fresh Arc has one owner; get_mut cannot fail. Were it to, copy byte by byte, still as
+        // raw reads (no reference to the shared bytes).
         // SAFETY: the caller's guarantee on `src..src + len`.
-        return Arc::from(unsafe { std::slice::from_raw_parts(src, len) });
+        return (0..len).map(|i| unsafe { src.add(i).read() }).collect();
     };
     // SAFETY: `dst` is `len` bytes of a new allocation (so the two ranges cannot overlap), and
     // the caller guarantees `src..src + len` is readable; `MaybeUninit<u8>` has the layout of `u8`.

@@ -97,8 +97,17 @@ pub(crate) struct Pace {
 }
 
 impl Pace {
+    /// Runs one wait: `wait(start, spin)` gets the time it started and how long it may spin (the
+    /// configured `bound`, or zero after a long wait), and its length is recorded for the next.
+    pub(crate) fn wait<R>(&self, bound: Duration, wait: impl FnOnce(Instant, Duration) -> R) -> R {
+        let start = Instant::now();
+        let r = wait(start, self.bound(bound));
+        self.record(start);
+        r
+    }
+
     /// How long the next wait spins, given the configured bound.
-    pub(crate) fn bound(&self, spin: Duration) -> Duration {
+    fn bound(&self, spin: Duration) -> Duration {
         if spin.is_zero() {
             return spin;
         }
@@ -111,10 +120,26 @@ impl Pace {
     }
 
     /// A wait that started at `start` ended now.
-    pub(crate) fn record(&self, start: Instant) {
+    fn record(&self, start: Instant) {
         let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.last_ns.store(ns.max(1), Ordering::Relaxed);
     }
+}
+
+/// For tests of a wait with a 300 ms spin that started at `start`: `asleep` says whether the
+/// waiting thread sleeps. It must be awake (spinning) 100 ms in, unless the machine was too slow to
+/// look in time, and asleep within a second, not before 300 ms.
+#[cfg(test)]
+pub(crate) fn assert_spins_300_ms_then_sleeps(start: Instant, asleep: impl Fn() -> bool) {
+    std::thread::sleep(Duration::from_millis(100));
+    if start.elapsed() < Duration::from_millis(250) {
+        assert!(!asleep(), "the waiter slept before its 300 ms spin ended");
+    }
+    while !asleep() {
+        assert!(start.elapsed() < Duration::from_secs(1), "the spin did not end after its bound");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(start.elapsed() >= Duration::from_millis(300), "slept after {:?}, before the bound", start.elapsed());
 }
 
 #[cfg(test)]

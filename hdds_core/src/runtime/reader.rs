@@ -284,11 +284,7 @@ impl Reader {
                 }
             };
         }
-        let start = Instant::now();
-        let spin = self.pace.bound(self.shared.wait_spin).min(timeout);
-        let any = self.sleep_for_data(start, spin, timeout);
-        self.pace.record(start);
-        any
+        self.pace.wait(self.shared.wait_spin, |start, spin| self.sleep_for_data(start, spin.min(timeout), timeout))
     }
 
     /// `wait_for_data` without same-host writers: spin up to `spin`, then sleep on the condition
@@ -728,14 +724,14 @@ mod tests {
     use super::*;
     use crate::ParticipantConfig;
 
-    /// A reader and the number of threads asleep in its `wait_for_data`, with `spin` as the
-    /// participant's `wait_spin`.
+    /// A reader whose participant's `wait_spin` is `spin`.
     fn reader(spin: Duration) -> (Participant, Arc<Reader>) {
         let p = Participant::new(ParticipantConfig { wait_spin: spin, ..Default::default() }).unwrap();
         let r = p.create_reader("spin", "T", Qos::default()).unwrap();
         (p, Arc::new(r))
     }
 
+    /// How many threads sleep in the reader's `wait_for_data`.
     fn sleepers(r: &Reader) -> usize {
         r.shared.lock().waiters
     }
@@ -761,15 +757,7 @@ mod tests {
         let w = Arc::clone(&r);
         let start = Instant::now();
         let t = std::thread::spawn(move || w.wait_for_data(Duration::from_secs(2)));
-        std::thread::sleep(Duration::from_millis(100));
-        if start.elapsed() < Duration::from_millis(250) {
-            assert_eq!(sleepers(&r), 0, "the waiter slept before its 300 ms spin ended");
-        }
-        while sleepers(&r) == 0 {
-            assert!(start.elapsed() < Duration::from_secs(1), "the spin did not end after its bound");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(start.elapsed() >= Duration::from_millis(300), "slept after {:?}, before the bound", start.elapsed());
+        crate::spin::assert_spins_300_ms_then_sleeps(start, || sleepers(&r) > 0);
         assert!(!t.join().unwrap(), "no sample was written");
     }
 }

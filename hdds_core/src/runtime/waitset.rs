@@ -321,11 +321,12 @@ impl WaitSet {
         if timeout == Some(Duration::ZERO) {
             return poll_all(entries);
         }
-        let start = Instant::now();
         // The wait spins before it sleeps, up to the readers' participants' bound in all.
-        let spin = self.pace.bound(wait_spin(entries));
-        let any = self.wait_from(start, spin, entries, timeout);
-        self.pace.record(start);
+        let bound = wait_spin(entries);
+        // (The pace is moved out for the call: `wait_from` borrows the wait set mutably.)
+        let pace = std::mem::take(&mut self.pace);
+        let any = pace.wait(bound, |start, spin| self.wait_from(start, spin, entries, timeout));
+        self.pace = pace;
         any
     }
 
@@ -511,15 +512,7 @@ mod tests {
             let mut e = [WaitEntry::new(Target::ReaderData(&rr))];
             ws.wait(&mut e[..], Some(Duration::from_secs(2)))
         });
-        std::thread::sleep(Duration::from_millis(100));
-        if start.elapsed() < Duration::from_millis(250) {
-            assert_eq!(core.cv_sleepers.load(Ordering::SeqCst), 0, "slept before the 300 ms spin ended");
-        }
-        while core.cv_sleepers.load(Ordering::SeqCst) == 0 {
-            assert!(start.elapsed() < Duration::from_secs(1), "the spin did not end after its bound");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(start.elapsed() >= Duration::from_millis(300), "slept after {:?}, before the bound", start.elapsed());
+        crate::spin::assert_spins_300_ms_then_sleeps(start, || core.cv_sleepers.load(Ordering::SeqCst) > 0);
         assert!(!t.join().unwrap(), "nothing was written");
     }
 }

@@ -131,10 +131,7 @@ impl ShmPort {
             run_listeners();
             // Sleeps while an application thread drains (doorbell mode), or until the next ring.
             let timeout = if backlog { BACKLOG_WAIT } else { IDLE_WAIT };
-            let start = Instant::now();
-            let spin = pace.bound(self.spin);
-            self.doorbell.reader_wait(seen, spin, timeout, self.cfg.handoff, &mut gaps);
-            pace.record(start);
+            pace.wait(self.spin, |_, spin| self.doorbell.reader_wait(seen, spin, timeout, self.cfg.handoff, &mut gaps));
             bump(&self.counters.reader_thread_wakeups, 1);
         }
     }
