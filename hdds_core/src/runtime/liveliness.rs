@@ -89,6 +89,16 @@ pub(crate) fn count_writer(reader: &Arc<Events>, alive: bool, delta: i32) {
     reader.update(LIVELINESS_CHANGED, |s| if alive { s.add_current(delta) } else { s.add_total(delta) });
 }
 
+/// A matched writer became alive (`alive`) or not alive for a reader: one update moves it from one
+/// count to the other, so a reader woken by it never takes a status with only half the move.
+pub(crate) fn flip_writer(reader: &Arc<Events>, alive: bool) {
+    let d = if alive { 1 } else { -1 };
+    reader.update(LIVELINESS_CHANGED, |s| {
+        s.add_current(d);
+        s.add_total(-d);
+    });
+}
+
 impl WriterShared {
     /// A write or an assertion: renews the lease; readers that counted the writer not alive count
     /// it alive again. Call under the writer's state lock with its matched readers; returns when
@@ -98,8 +108,7 @@ impl WriterShared {
         let (regained, expires) = lease.assert(now);
         if regained {
             for r in matched {
-                count_writer(&r.events, false, -1);
-                count_writer(&r.events, true, 1);
+                flip_writer(&r.events, true);
             }
         }
         expires
@@ -125,8 +134,7 @@ impl Watched for WriterShared {
                 let (lost, n) = lease.check(now);
                 if lost {
                     for r in readers {
-                        count_writer(&r.events, true, -1);
-                        count_writer(&r.events, false, 1);
+                        flip_writer(&r.events, false);
                     }
                     self.events.update(LIVELINESS_LOST, |s| s.add_total(1));
                 }
@@ -138,5 +146,40 @@ impl Watched for WriterShared {
             };
         }
         next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::runtime::events::run_listeners;
+
+    // A reader woken by a flip must take both halves of it: two updates would wake it (and call
+    // its listener) between them, with alive_count moved and not_alive_count not yet.
+    #[test]
+    fn a_flip_is_one_status_update() {
+        let events = Arc::new(Events::default());
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&calls);
+        events.set_status_listener(Some(Arc::new(move |_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+        })));
+        count_writer(&events, true, 1);
+        run_listeners();
+        events.take(LIVELINESS_CHANGED.trailing_zeros() as usize);
+        let before = calls.load(Ordering::SeqCst);
+
+        flip_writer(&events, false);
+        run_listeners();
+        assert_eq!(calls.load(Ordering::SeqCst) - before, 1);
+        let s = events.take(LIVELINESS_CHANGED.trailing_zeros() as usize);
+        assert_eq!((s.current_count, s.current_count_change), (0, -1), "alive_count");
+        assert_eq!((s.total_count, s.total_count_change), (1, 1), "not_alive_count");
+
+        flip_writer(&events, true);
+        let s = events.take(LIVELINESS_CHANGED.trailing_zeros() as usize);
+        assert_eq!((s.current_count, s.current_count_change, s.total_count, s.total_count_change), (1, 1, 0, -1));
     }
 }

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use super::lock;
 use crate::qos::{Liveliness, LivelinessKind, INFINITE};
-use crate::runtime::liveliness::count_writer;
+use crate::runtime::liveliness::flip_writer;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::watchdog::{self, Watched};
 use crate::wire::{Guid, GuidPrefix};
@@ -52,8 +52,7 @@ impl Entry {
         }
         self.alive = true;
         for r in &self.readers {
-            count_writer(&r.events, false, -1);
-            count_writer(&r.events, true, 1);
+            flip_writer(&r.events, true);
         }
         Some(self.expires)
     }
@@ -205,8 +204,7 @@ impl Watched for WriterLeases {
             if e.expires <= now {
                 e.alive = false;
                 for r in &e.readers {
-                    count_writer(&r.events, true, -1);
-                    count_writer(&r.events, false, 1);
+                    flip_writer(&r.events, false);
                 }
             } else {
                 next = Some(next.map_or(e.expires, |n| n.min(e.expires)));
