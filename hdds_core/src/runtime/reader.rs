@@ -494,13 +494,13 @@ impl ReaderShared {
         true
     }
 
-    /// Adds a sample to the history (dropping the oldest one, of its instance on keyed topics,
-    /// when a KEEP_LAST history is full) and wakes the waiters.
-    pub(crate) fn deliver(&self, mut sample: Sample) {
+    /// Adds a same-process sample to the history (dropping the oldest one, of its instance on
+    /// keyed topics, when a KEEP_LAST history is full) and wakes the waiters. The writer sets the
+    /// reception timestamp: the write's own time, read once for all its readers.
+    pub(crate) fn deliver(&self, sample: Sample) {
         if !self.passes_filter(&sample) {
             return;
         }
-        sample.info.reception_timestamp = time::now();
         if self.push(sample) {
             self.wake();
         }

@@ -221,7 +221,10 @@ impl Writer {
     ) -> Result<i64> {
         // A write that lent itself a ring slot (write_into) holds the turn already.
         let _turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
-        let blocking_until = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+        // One monotonic and one wall-clock read per write (each costs tens of ns on a VM, a good
+        // part of a same-process write); a second monotonic one only for a lease or deadline.
+        let mut now = Instant::now();
+        let blocking_until = now.checked_add(self.shared.qos.max_blocking_time);
         if self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none() {
             self.wait_intra_room(blocking_until)?;
         }
@@ -249,14 +252,17 @@ impl Writer {
         };
         let sn = match &self.net {
             Some(net) if st.net.is_some() => {
-                let (guard, sn) = self.write_rtps(net, st, &data, meta, options.directed_to, &mut out)?;
+                let (guard, sn) = self.write_rtps(net, st, &data, meta, options.directed_to, &mut out, &mut now)?;
                 st = guard;
                 sn
             }
             _ => st.last_sn + 1,
         };
         st.last_sn = sn;
-        let now = Instant::now();
+        // A lease or deadline runs from when the write went through, after any wait for room.
+        if self.shared.lease.is_some() || self.shared.deadline.is_some() {
+            now = Instant::now();
+        }
         let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
@@ -397,7 +403,9 @@ impl Writer {
         }
     }
 
-    /// Runs the RTPS write, waiting (without the lock) while a KEEP_ALL history is full.
+    /// Runs the RTPS write at `at`, waiting (without the lock) while a KEEP_ALL history is full;
+    /// a wait moves `at` on to when the write went through.
+    #[allow(clippy::too_many_arguments)]
     fn write_rtps<'a>(
         &'a self,
         net: &Network,
@@ -406,10 +414,11 @@ impl Writer {
         meta: SampleMeta,
         only_for: Option<Guid>,
         out: &mut Outbox,
+        at: &mut Instant,
     ) -> Result<(MutexGuard<'a, WriterState>, i64)> {
-        let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
+        let deadline = at.checked_add(self.shared.qos.max_blocking_time);
         loop {
-            let now = Instant::now();
+            let now = *at;
             let Some(port) = st.net.as_mut() else {
                 return Err(Error::new(ErrorKind::AlreadyDeleted, "the writer has no network state"));
             };
@@ -428,7 +437,8 @@ impl Writer {
                     drop(st);
                     net.flush(out);
                     net.timer.schedule(next);
-                    let now = Instant::now();
+                    *at = Instant::now();
+                    let now = *at;
                     if deadline.is_some_and(|d| now >= d) {
                         return Err(Error::new(
                             ErrorKind::Timeout,
@@ -574,8 +584,11 @@ impl WriterShared {
         reader.note_writer_lifespan(self.guid, self.qos.lifespan);
         let mut st = self.lock();
         if reader.qos.durability == Durability::TransientLocal {
+            let received = time::now();
             for s in &st.history {
-                reader.deliver(s.clone());
+                let mut s = s.clone();
+                s.info.reception_timestamp = received;
+                reader.deliver(s);
             }
         }
         st.matched.push(Arc::clone(reader));
