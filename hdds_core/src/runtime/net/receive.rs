@@ -170,9 +170,14 @@ impl Network {
             r.wake();
         }
         ctx.route.clear();
-        self.flush(&mut ctx.out);
-        // Listener calls queued by deliveries and discovery, now that no lock is held.
+        // Listener calls queued by deliveries and discovery, now that no lock is held; then what
+        // the datagram asked of us (ACKNACKs, repairs). In that order because a listener that
+        // answers (a pong, a service) sends its reply first, as Cyclone's does (its ACKNACKs leave
+        // from another thread): one datagram less before the reply, 64 KiB round trips over veth
+        // 0.92-0.95x Cyclone's pong instead of 1.00x. It holds back nothing a listener could wait
+        // for: acknowledgments to this process come in on this thread, behind the listener anyway.
         crate::runtime::events::run_listeners();
+        self.flush(&mut ctx.out);
         self.graph.dispatch();
     }
 
