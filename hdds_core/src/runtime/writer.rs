@@ -223,8 +223,8 @@ impl Writer {
         let _turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
         // One monotonic and one wall-clock read per write (each costs tens of ns on a VM, a good
         // part of a same-process write); a second monotonic one only for a lease or deadline.
-        let mut now = Instant::now();
-        let blocking_until = now.checked_add(self.shared.qos.max_blocking_time);
+        let start = Instant::now();
+        let blocking_until = start.checked_add(self.shared.qos.max_blocking_time);
         if self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none() {
             self.wait_intra_room(blocking_until)?;
         }
@@ -252,7 +252,7 @@ impl Writer {
         };
         let sn = match &self.net {
             Some(net) if st.net.is_some() => {
-                let (guard, sn) = self.write_rtps(net, st, &data, meta, options.directed_to, &mut out, &mut now)?;
+                let (guard, sn) = self.write_rtps(net, st, &data, meta, options.directed_to, &mut out, start)?;
                 st = guard;
                 sn
             }
@@ -260,9 +260,7 @@ impl Writer {
         };
         st.last_sn = sn;
         // A lease or deadline runs from when the write went through, after any wait for room.
-        if self.shared.lease.is_some() || self.shared.deadline.is_some() {
-            now = Instant::now();
-        }
+        let now = if self.shared.lease.is_some() || self.shared.deadline.is_some() { Instant::now() } else { start };
         let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
@@ -403,8 +401,8 @@ impl Writer {
         }
     }
 
-    /// Runs the RTPS write at `at`, waiting (without the lock) while a KEEP_ALL history is full;
-    /// a wait moves `at` on to when the write went through.
+    /// Runs the RTPS write of a write that started at `start`, waiting (without the lock) while a
+    /// KEEP_ALL history is full.
     #[allow(clippy::too_many_arguments)]
     fn write_rtps<'a>(
         &'a self,
@@ -414,11 +412,11 @@ impl Writer {
         meta: SampleMeta,
         only_for: Option<Guid>,
         out: &mut Outbox,
-        at: &mut Instant,
+        start: Instant,
     ) -> Result<(MutexGuard<'a, WriterState>, i64)> {
-        let deadline = at.checked_add(self.shared.qos.max_blocking_time);
+        let deadline = start.checked_add(self.shared.qos.max_blocking_time);
+        let mut now = start;
         loop {
-            let now = *at;
             let Some(port) = st.net.as_mut() else {
                 return Err(Error::new(ErrorKind::AlreadyDeleted, "the writer has no network state"));
             };
@@ -437,8 +435,7 @@ impl Writer {
                     drop(st);
                     net.flush(out);
                     net.timer.schedule(next);
-                    *at = Instant::now();
-                    let now = *at;
+                    now = Instant::now();
                     if deadline.is_some_and(|d| now >= d) {
                         return Err(Error::new(
                             ErrorKind::Timeout,
