@@ -42,9 +42,10 @@ pub struct ParticipantConfig {
     /// RMW's `rmw_wait`), a shared-memory doorbell, the shared-memory reader thread. It spins for
     /// at most this long, only while samples come often (its previous wait was shorter than 20
     /// times the bound): a sample that comes within it costs no sleep and no wake-up on either
-    /// side, and a reader fed at 1 kHz never spins (`crate::spin` has the model). [`crate::spin::WAIT_SPIN`] (5 µs) by
-    /// default; `Duration::ZERO` sleeps at once; [`ParticipantConfig::busy_polling`] polls 10 ms;
-    /// `Duration::MAX` never sleeps (a core per waiting thread).
+    /// side, and a reader fed at 1 kHz never spins (`crate::spin` has the model).
+    /// [`crate::spin::WAIT_SPIN`] (5 µs) by default; `Duration::ZERO` sleeps at once;
+    /// [`ParticipantConfig::busy_polling`] polls 10 ms; `Duration::MAX` never sleeps (a core per
+    /// waiting thread).
     pub wait_spin: Duration,
 }
 

@@ -36,8 +36,8 @@
 //!   (one needless wake-up of another thread per sample).
 //! - Spin first ([`crate::ParticipantConfig::wait_spin`], `crate::spin`): a wait looks for a few
 //!   microseconds in all before it sleeps (in doorbell mode across the sleeps of its drain loop,
-//!   so that a ring readying nothing, such as the writer's own, does not end the spinning): at `raised` (the flag, without its mutex)
-//!   on the condition variable path, at the doorbell's count in doorbell mode. A signal meanwhile
+//!   so that a ring readying nothing, such as the writer's own, does not end the spinning): at
+//!   `raised` (the flag, without its mutex) on the condition variable path, at the doorbell's count in doorbell mode. A signal meanwhile
 //!   finds no sleeper counted and makes no syscall; one after the spin finds the sleeper as
 //!   before. The bound is the longest `wait_spin` of the entries' readers' participants, and a
 //!   wait spins only while waits are short (the previous one lasted under 20 times the bound), so

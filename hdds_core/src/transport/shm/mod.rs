@@ -27,7 +27,8 @@
 //! delivering into the readers' histories (which wakes wait sets and runs listeners), then spins on
 //! its doorbell for at most the participant's `wait_spin` (as every wait does, `crate::spin`: only
 //! while samples come often) and sleeps in `futex_wait` until the next ring or 100 ms (1 ms while
-//! a KEEP_ALL reader's queue is full). `wait_spin = Duration::MAX` polls without ever sleeping. An application thread waiting for one of the participant's readers (a wait set,
+//! a KEEP_ALL reader's queue is full). `wait_spin = Duration::MAX` polls without ever sleeping.
+//! An application thread waiting for one of the participant's readers (a wait set,
 //! `Reader::wait_for_data`) registers on the doorbell and drains the rings itself; writers then
 //! wake it instead of the reader thread: a sample wakes exactly one thread ([`doorbell`]).
 //!
