@@ -7,7 +7,11 @@
 //!
 //! With the network on, the same lock guards the writer's RTPS machine, which numbers the samples
 //! (one sequence number per sample, whichever path carries it). A write runs the machine under the
-//! lock, collects what to send, and sends after releasing it.
+//! lock, collects what to send, and sends after releasing it. A batching writer's sends also keep
+//! the order in which the lock produced them: the thread takes the writer's send turn (a second
+//! lock, only ever taken while holding the state lock) before it lets go of the state lock, and
+//! sends holding only the turn. The receive thread's ACKNACKs and the next write then never wait
+//! for a socket send, which is most of a batched write's time (see [`WriterShared::send_turn`]).
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -66,6 +70,8 @@ pub(crate) struct WriterShared {
     pub(crate) user_data: Arc<[u8]>,
     pub(crate) partition: Vec<String>,
     state: Mutex<WriterState>,
+    /// A batching writer's send turn (see the module's doc and [`WriterShared::send_turn`]).
+    send_order: Mutex<()>,
     /// Signalled when remote readers acknowledge or go away: a blocked KEEP_ALL write, or a wait
     /// for acknowledgments, may go on.
     acked: Condvar,
@@ -129,6 +135,7 @@ impl Writer {
                 net: port,
                 acked_waiters: 0,
             }),
+            send_order: Mutex::new(()),
             acked: Condvar::new(),
             mismatch: Mutex::new(MatchStatus::default()),
             events: Arc::default(),
@@ -301,14 +308,8 @@ impl Writer {
             instances::admit(&mut st.history, keyed, Some(depth), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.next_deadline());
-        // A batching writer sends under its lock (see `send_if_batching`), others without it.
-        let batching = st.net.as_ref().is_some_and(WriterPort::batching);
-        let st = if batching {
-            Some(st)
-        } else {
-            drop(st);
-            None
-        };
+        let turn = self.shared.send_turn(&st, &out);
+        drop(st);
         if let Some(net) = &self.net {
             if self.shared.qos.reliability == Reliability::BestEffort {
                 net.flush_paced(&mut out);
@@ -316,7 +317,7 @@ impl Writer {
                 net.flush(&mut out);
             }
         }
-        drop(st);
+        drop(turn);
         if let Some(net) = &self.net {
             net.timer.schedule(next);
         }
@@ -337,20 +338,22 @@ impl Writer {
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
         let lease_ends = self.shared.assert_alive(&st.matched, Instant::now());
-        let mut hb = None;
-        if let (Some(net), Some(_)) = (&self.net, &self.shared.lease) {
-            if let Some(p) = st.net.as_mut() {
-                hb = p.drive(&mut out, |w, a| {
-                    w.assert_liveliness(a);
-                    a.last().cloned()
-                });
-                send_if_batching(&st, net, &mut out);
-            }
-        }
+        let hb = match (&self.net, &self.shared.lease, st.net.as_mut()) {
+            (Some(_), Some(_), Some(p)) => p.drive(&mut out, |w, a| {
+                w.assert_liveliness(a);
+                a.last().cloned()
+            }),
+            _ => None,
+        };
+        let turn = self.shared.send_turn(&st, &out);
         drop(st);
-        if let (Some(net), Some(hb)) = (&self.net, hb) {
-            net.send_to_shm_readers(&self.shared, hb, &mut out);
+        if let Some(net) = &self.net {
             net.flush(&mut out);
+            drop(turn);
+            if let Some(hb) = hb {
+                net.send_to_shm_readers(&self.shared, hb, &mut out);
+                net.flush(&mut out);
+            }
         }
         watchdog::schedule(lease_ends);
         run_listeners();
@@ -431,9 +434,10 @@ impl Writer {
                 Err(WriteBlocked) => {
                     // Send the HEARTBEAT the machine asked for, without the lock.
                     let next = port.next_deadline();
-                    send_if_batching(&st, net, out);
+                    let turn = self.shared.send_turn(&st, out);
                     drop(st);
                     net.flush(out);
+                    drop(turn);
                     net.timer.schedule(next);
                     now = Instant::now();
                     if deadline.is_some_and(|d| now >= d) {
@@ -473,9 +477,11 @@ impl Writer {
         let Some(port) = st.net.as_mut() else { return };
         port.flush_batch(&mut out);
         let next = port.next_deadline();
+        let turn = self.shared.send_turn(&st, &out);
+        drop(st);
         if let Some(net) = &self.net {
-            send_if_batching(&st, net, &mut out);
-            drop(st);
+            net.flush(&mut out);
+            drop(turn);
             net.timer.schedule(next);
         }
     }
@@ -727,7 +733,9 @@ impl WriterShared {
         }
     }
 
-    /// Runs `f` (an ACKNACK, a NACK_FRAG) on the machine; returns its next deadline.
+    /// Runs `f` (an ACKNACK, a NACK_FRAG) on the machine; returns its next deadline. A batching
+    /// writer's output is sent here, in its turn; any other writer's is left in `out` for the
+    /// receive thread to send with the rest of what the datagram asked for.
     pub(crate) fn net_drive(
         &self,
         net: &Network,
@@ -738,35 +746,46 @@ impl WriterShared {
         let p = st.net.as_mut()?;
         p.drive(out, f);
         let next = p.next_deadline();
-        send_if_batching(&st, net, out);
         let waiters = st.acked_waiters;
+        let turn = self.send_turn(&st, out);
         drop(st);
+        if turn.is_some() {
+            net.flush(out);
+        }
+        drop(turn);
         if waiters > 0 {
             self.acked.notify_all();
         }
         next
     }
 
+    /// The timer's work on the machine; returns its next deadline. As [`WriterShared::net_drive`],
+    /// a batching writer sends its own output in its turn.
     pub(crate) fn net_on_timer(&self, net: &Network, now: Instant, out: &mut Outbox) -> Option<Instant> {
         let mut st = self.lock();
         let p = st.net.as_mut()?;
+        let mut mine = Outbox::new();
         if p.next_deadline().is_some_and(|t| t <= now) {
-            if p.batching() {
-                let mut mine = Outbox::new();
-                p.drive(&mut mine, |w, a| w.on_timer(now, a));
-                send_if_batching(&st, net, &mut mine);
-            } else {
-                p.drive(out, |w, a| w.on_timer(now, a));
-            }
+            let to = if p.batching() { &mut mine } else { out };
+            // Due is the machine's deadline or the batch's: either way the batch goes now.
+            p.flush_batch(to);
+            p.drive(to, |w, a| w.on_timer(now, a));
         }
-        st.net.as_ref()?.next_deadline()
+        let next = p.next_deadline();
+        let turn = self.send_turn(&st, &mine);
+        drop(st);
+        net.flush(&mut mine);
+        drop(turn);
+        next
     }
-}
 
-/// Sends `out` now, under the writer's lock `st`, if the writer batches its writes (see
-/// [`WriterPort::batching`]); otherwise leaves it for the caller to send once the lock is released.
-fn send_if_batching(st: &WriterState, net: &Network, out: &mut Outbox) {
-    if st.net.as_ref().is_some_and(WriterPort::batching) {
-        net.flush(out);
+    /// For a batching writer with something to send, its send turn, to be taken while `st` (the
+    /// state lock) is still held and kept until the sends are done: turns are then granted in the
+    /// order the state lock produced the datagrams, and the state lock is free during the sends.
+    /// `None` otherwise (nothing to keep in order). Whoever holds a turn never takes the state
+    /// lock, so the two cannot deadlock.
+    fn send_turn(&self, st: &WriterState, out: &Outbox) -> Option<MutexGuard<'_, ()>> {
+        let batching = st.net.as_ref().is_some_and(WriterPort::batching);
+        (batching && !out.is_empty()).then(|| self.send_order.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }

@@ -59,10 +59,10 @@ impl WriterPort {
         self.batch.get_or_insert_with(Batch::default);
     }
 
-    /// Whether write batching is on. A batching port's datagrams are sent while the writer's lock
-    /// is held: the writing thread, the timer and the receive thread all flush batches, and a
-    /// batch sent after the lock is released could overtake an earlier one (a best-effort reader
-    /// drops what arrives after a newer sample).
+    /// Whether write batching is on. A batching port's datagrams go out in the order the writer's
+    /// lock produced them: the writing thread, the timer and the receive thread all flush batches,
+    /// and a batch sent out of turn could overtake an earlier one (a best-effort reader drops what
+    /// arrives after a newer sample). See `WriterShared::release_and_send`.
     pub(crate) fn batching(&self) -> bool {
         self.batch.is_some()
     }
@@ -157,15 +157,19 @@ impl WriterPort {
     }
 
     /// Runs `f` on the machine with the port's action buffer, then routes what it produced, after
-    /// what was batched (nothing overtakes a batched write).
+    /// what was batched (nothing overtakes a batched write: a HEARTBEAT ahead of the DATA it
+    /// announces would draw a NACK for it). When `f` produces nothing (an ACKNACK that only
+    /// acknowledges, most of them) the batch stays and keeps filling.
     pub(crate) fn drive<R>(
         &mut self,
         out: &mut Outbox,
         f: impl FnOnce(&mut StatefulWriter, &mut Vec<WriterAction>) -> R,
     ) -> R {
-        self.flush_batch(out);
         let mut actions = std::mem::take(&mut self.actions);
         let r = f(&mut self.rtps, &mut actions);
+        if !actions.is_empty() {
+            self.flush_batch(out);
+        }
         self.route(&mut actions, out);
         self.actions = actions;
         r
@@ -395,5 +399,38 @@ mod tests {
         assert_eq!(delivered, 4);
         assert_eq!(port.take_lost(), 2 + 3, "3, 4 and 6..8 never came");
         assert_eq!(port.take_lost(), 0);
+    }
+
+    /// The receive thread drives the writer's machine for every ACKNACK; one that only
+    /// acknowledges must leave a batch filling (or each ACKNACK would cut a batch short), and one
+    /// that answers must send the batch first (so that no HEARTBEAT overtakes the DATA it covers).
+    #[test]
+    fn a_batch_goes_out_ahead_of_what_the_machine_emits_and_only_then() {
+        use crate::qos::Durability;
+        use crate::rtps::WriterConfig;
+        let now = Instant::now();
+        let me = Guid::new(GuidPrefix([1; 12]), EntityId::user(1, EntityKind::UserWriterNoKey));
+        let r = Guid::new(GuidPrefix([7; 12]), EntityId::user(1, EntityKind::UserReaderNoKey));
+        let mut port = WriterPort::new(StatefulWriter::new(WriterConfig::new(me), now), EntityId::UNKNOWN);
+        port.enable_batching();
+        let reader = MatchedReader { guid: r, reliable: true, durability: Durability::Volatile };
+        port.match_reader(now, reader, "127.0.0.1:7411".parse().unwrap(), &mut Outbox::new());
+        let mut out = Outbox::new();
+        port.write(now, Arc::from(&[0u8, 1, 0, 0][..]), SampleMeta::default(), &mut out).unwrap();
+        assert!(out.is_empty(), "a small write waits in the batch");
+        port.drive(&mut out, |_, _| ());
+        assert!(out.is_empty(), "nothing emitted: the batch stays");
+        let hb = Heartbeat { first_sn: 1, last_sn: 1, count: 9, final_flag: false, liveliness_flag: false };
+        port.drive(&mut out, |_, a| a.push(WriterAction::Heartbeat { to: Dest::All, hb }));
+        let kinds: Vec<_> = out
+            .items
+            .iter()
+            .map(|(_, o)| match o {
+                Out::Writer { action: WriterAction::Data { .. }, .. } => "data",
+                Out::Writer { action: WriterAction::Heartbeat { .. }, .. } => "heartbeat",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["data", "heartbeat"]);
     }
 }
