@@ -35,13 +35,14 @@
 //!   at `signalled` before it sleeps, and a ring would make it kick the reader thread on leaving
 //!   (one needless wake-up of another thread per sample).
 //! - Spin first ([`crate::ParticipantConfig::wait_spin`], `crate::spin`): a wait looks for a few
-//!   microseconds in all before it sleeps (in doorbell mode across the sleeps of its drain loop,
-//!   so that a ring readying nothing, such as the writer's own, does not end the spinning): at
-//!   `raised` (the flag, without its mutex) on the condition variable path, at the doorbell's count in doorbell mode. A signal meanwhile
-//!   finds no sleeper counted and makes no syscall; one after the spin finds the sleeper as
-//!   before. The bound is the longest `wait_spin` of the entries' readers' participants, and a
-//!   wait spins only while waits are short (the previous one lasted under 20 times the bound), so
-//!   an executor woken at 1 kHz sleeps at once as without a spin (`crate::spin::Pace`).
+//!   microseconds in all before it sleeps (in doorbell mode across the sleeps of its drain loop, so
+//!   that a ring readying nothing, such as the writer's own, does not end the spinning): at
+//!   `raised` (the flag, without its mutex) on the condition variable path, at the doorbell's count
+//!   in doorbell mode. A signal meanwhile finds no sleeper counted and makes no syscall; one after
+//!   the spin finds the sleeper as before. The bound is the longest `wait_spin` of the entries'
+//!   readers' participants, and a wait spins only while waits are short (the previous one lasted
+//!   under 20 times the bound), so an executor woken at 1 kHz sleeps at once as without a spin
+//!   (`crate::spin::Pace`).
 //! - Syscalls only for sleepers: `signal` notifies the condition variable only while a thread
 //!   sleeps on it (`cv_sleepers`, counted under the `signalled` mutex; std's notify always makes a
 //!   futex syscall).

@@ -11,7 +11,7 @@
 //! the order in which the lock produced them: the thread takes the writer's send turn (a second
 //! lock, only ever taken while holding the state lock) before it lets go of the state lock, and
 //! sends holding only the turn. The receive thread's ACKNACKs and the next write then never wait
-//! for a socket send, which is most of a batched write's time (see [`WriterShared::send_turn`]).
+//! for a socket send, which is most of a batched write's time (see [`WriterShared::send_in_turn`]).
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -70,7 +70,7 @@ pub(crate) struct WriterShared {
     pub(crate) user_data: Arc<[u8]>,
     pub(crate) partition: Vec<String>,
     state: Mutex<WriterState>,
-    /// A batching writer's send turn (see the module's doc and [`WriterShared::send_turn`]).
+    /// A batching writer's send turn (see the module's doc and [`WriterShared::send_in_turn`]).
     send_order: Mutex<()>,
     /// Signalled when remote readers acknowledge or go away: a blocked KEEP_ALL write, or a wait
     /// for acknowledgments, may go on.
@@ -308,16 +308,11 @@ impl Writer {
             instances::admit(&mut st.history, keyed, Some(depth), sample);
         }
         let next = st.net.as_ref().and_then(|p| p.next_deadline());
-        let turn = self.shared.send_turn(&st, &out);
-        drop(st);
-        if let Some(net) = &self.net {
-            if self.shared.qos.reliability == Reliability::BestEffort {
-                net.flush_paced(&mut out);
-            } else {
-                net.flush(&mut out);
-            }
-        }
-        drop(turn);
+        self.shared.send_in_turn(st, &mut out, |out| match &self.net {
+            Some(net) if self.shared.qos.reliability == Reliability::BestEffort => net.flush_paced(out),
+            Some(net) => net.flush(out),
+            None => {}
+        });
         if let Some(net) = &self.net {
             net.timer.schedule(next);
         }
@@ -345,11 +340,12 @@ impl Writer {
             }),
             _ => None,
         };
-        let turn = self.shared.send_turn(&st, &out);
-        drop(st);
+        self.shared.send_in_turn(st, &mut out, |out| {
+            if let Some(net) = &self.net {
+                net.flush(out);
+            }
+        });
         if let Some(net) = &self.net {
-            net.flush(&mut out);
-            drop(turn);
             if let Some(hb) = hb {
                 net.send_to_shm_readers(&self.shared, hb, &mut out);
                 net.flush(&mut out);
@@ -434,10 +430,7 @@ impl Writer {
                 Err(WriteBlocked) => {
                     // Send the HEARTBEAT the machine asked for, without the lock.
                     let next = port.next_deadline();
-                    let turn = self.shared.send_turn(&st, out);
-                    drop(st);
-                    net.flush(out);
-                    drop(turn);
+                    self.shared.send_in_turn(st, out, |out| net.flush(out));
                     net.timer.schedule(next);
                     now = Instant::now();
                     if deadline.is_some_and(|d| now >= d) {
@@ -477,11 +470,12 @@ impl Writer {
         let Some(port) = st.net.as_mut() else { return };
         port.flush_batch(&mut out);
         let next = port.next_deadline();
-        let turn = self.shared.send_turn(&st, &out);
-        drop(st);
+        self.shared.send_in_turn(st, &mut out, |out| {
+            if let Some(net) = &self.net {
+                net.flush(out);
+            }
+        });
         if let Some(net) = &self.net {
-            net.flush(&mut out);
-            drop(turn);
             net.timer.schedule(next);
         }
     }
@@ -746,13 +740,13 @@ impl WriterShared {
         let p = st.net.as_mut()?;
         p.drive(out, f);
         let next = p.next_deadline();
+        let batching = p.batching();
         let waiters = st.acked_waiters;
-        let turn = self.send_turn(&st, out);
-        drop(st);
-        if turn.is_some() {
-            net.flush(out);
-        }
-        drop(turn);
+        self.send_in_turn(st, out, |out| {
+            if batching {
+                net.flush(out);
+            }
+        });
         if waiters > 0 {
             self.acked.notify_all();
         }
@@ -772,20 +766,19 @@ impl WriterShared {
             p.drive(to, |w, a| w.on_timer(now, a));
         }
         let next = p.next_deadline();
-        let turn = self.send_turn(&st, &mine);
-        drop(st);
-        net.flush(&mut mine);
-        drop(turn);
+        self.send_in_turn(st, &mut mine, |out| net.flush(out));
         next
     }
 
-    /// For a batching writer with something to send, its send turn, to be taken while `st` (the
-    /// state lock) is still held and kept until the sends are done: turns are then granted in the
-    /// order the state lock produced the datagrams, and the state lock is free during the sends.
-    /// `None` otherwise (nothing to keep in order). Whoever holds a turn never takes the state
-    /// lock, so the two cannot deadlock.
-    fn send_turn(&self, st: &WriterState, out: &Outbox) -> Option<MutexGuard<'_, ()>> {
+    /// Releases the state lock `st`, then runs `send` on `out`. A batching writer with something
+    /// to send takes its send turn first, while `st` is still held, and keeps it until `send`
+    /// returns: turns are granted in the order the state lock produced the datagrams, and the
+    /// state lock is free during the sends. Other writers send without a turn (nothing to keep in
+    /// order). Whoever holds a turn never takes the state lock, so the two cannot deadlock.
+    fn send_in_turn(&self, st: MutexGuard<'_, WriterState>, out: &mut Outbox, send: impl FnOnce(&mut Outbox)) {
         let batching = st.net.as_ref().is_some_and(WriterPort::batching);
-        (batching && !out.is_empty()).then(|| self.send_order.lock().unwrap_or_else(|p| p.into_inner()))
+        let _turn = (batching && !out.is_empty()).then(|| self.send_order.lock().unwrap_or_else(|p| p.into_inner()));
+        drop(st);
+        send(out);
     }
 }

@@ -62,7 +62,7 @@ impl WriterPort {
     /// Whether write batching is on. A batching port's datagrams go out in the order the writer's
     /// lock produced them: the writing thread, the timer and the receive thread all flush batches,
     /// and a batch sent out of turn could overtake an earlier one (a best-effort reader drops what
-    /// arrives after a newer sample). See `WriterShared::release_and_send`.
+    /// arrives after a newer sample). See `WriterShared::send_in_turn`.
     pub(crate) fn batching(&self) -> bool {
         self.batch.is_some()
     }

@@ -9,11 +9,10 @@
 //! - **The reader thread** (one per participant, `hdds-shm-*`) sleeps on the participant's
 //!   doorbell, drains every attached ring into its readers' histories (waking wait sets and
 //!   queueing listener calls, which it runs once no lock is held), publishes the cursors, and
-//!   sleeps again: spin first (the participant's `wait_spin`, `crate::spin`), then futex, 100 ms
-//!   at most (1 ms while a KEEP_ALL reader's queue is full, so that it goes on soon after the
-//!   application takes;
-//!   [`SharedMemoryConfig::handoff`] while application threads drain in a loop: standby, see
-//!   `transport/shm/doorbell.rs`).
+//!   sleeps again: spin first (the participant's `wait_spin`, `crate::spin`), then futex, 100 ms at
+//!   most (1 ms while a KEEP_ALL reader's queue is full, so that it goes on soon after the
+//!   application takes; [`SharedMemoryConfig::handoff`] while application threads drain in a loop:
+//!   standby, see `transport/shm/doorbell.rs`).
 //! - **Departures.** A remote writer disposed in SEDP or lost with its participant's lease is
 //!   detached (SUBSCRIPTION_MATCHED and LIVELINESS_CHANGED change as on the UDP path); once its
 //!   participant is gone and its process is dead, its segments are removed.
