@@ -351,20 +351,26 @@ impl RingView {
     ) -> Option<(SampleDesc, Read)> {
         let h = self.header();
         loop {
-            let head = h.head.load(Ordering::Acquire);
-            if cur.pos >= head {
-                return None;
-            }
-            let oldest = h.oldest.load(Ordering::Acquire).min(head);
-            if cur.pos < oldest {
-                cur.lost += oldest - cur.pos;
-                cur.pos = oldest;
-                continue;
-            }
             let pos = cur.pos;
             let slot = self.slot(pos);
             let want = 2 * pos + 2;
-            let s1 = slot.stamp.load(Ordering::Acquire);
+            // The stamp says "published and not freed" by itself (the writer stores it after the
+            // descriptor, and only then `head`): the usual case needs neither `head` nor `oldest`,
+            // lines of their own that the writer would have to hand over too.
+            let mut s1 = slot.stamp.load(Ordering::Acquire);
+            if s1 != want {
+                let head = h.head.load(Ordering::Acquire);
+                if pos >= head {
+                    return None;
+                }
+                let oldest = h.oldest.load(Ordering::Acquire).min(head);
+                if pos < oldest {
+                    cur.lost += oldest - pos;
+                    cur.pos = oldest;
+                    continue;
+                }
+                s1 = slot.stamp.load(Ordering::Acquire);
+            }
             cur.pos += 1;
             if s1 != want {
                 // Replaced, or a position the writer skipped (its slot held a pinned sample).
@@ -430,6 +436,12 @@ impl RingView {
     /// at most `LOAN_WORDS`), so that a non-blocking writer always has slots to go around pins.
     pub(crate) fn pin_budget(&self) -> usize {
         (self.layout.slots / 4).clamp(1, LOAN_WORDS)
+    }
+
+    /// Whether the sample at the cursor is published: its slot's stamp only, the line a polling
+    /// reader watches (a replaced or skipped one is left to [`RingView::has_unread`]).
+    pub(crate) fn next_published(&self, cur: &ReaderCursor) -> bool {
+        self.slot(cur.pos).stamp.load(Ordering::Relaxed) == 2 * cur.pos + 2
     }
 
     /// Whether samples wait at the cursor (a cheap look, no copy).
@@ -691,6 +703,16 @@ impl RingWriter {
     /// blocking ring's reliable readers stand in the way.
     fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
         let size = self.refusal(st, len)?;
+        // Freeing looks at every reader's cursor, a line that reader writes, and marks each freed
+        // slot with a SeqCst store: done per publish, a ping-pong moved three lines between the
+        // processes for it on every sample. While few samples are live and the next one fits the
+        // pages already committed, it goes in without freeing: the cursors are read once per
+        // `lazy_free_below` samples, and the ring's memory stays as it was.
+        if st.live.len() < self.lazy_free_below() {
+            if let Some(at) = self.room_without_freeing(st, size) {
+                return Ok(Room::Ok(at));
+            }
+        }
         let read_by_all = self.min_cursor(st, false);
         while st.live.front().is_some_and(|l| l.pos < read_by_all) {
             if !self.try_free(st, 0) {
@@ -746,6 +768,22 @@ impl RingWriter {
             self.skip_position(st);
             return Ok(Room::Skip);
         }
+    }
+
+    /// Below this many live samples a publish frees nothing if it fits as it is ([`RingWriter::room`]):
+    /// a quarter of the slots, at most 16, so that most of the ring stays free for readers that
+    /// fall behind.
+    fn lazy_free_below(&self) -> usize {
+        (self.cfg.slots / 4).min(16)
+    }
+
+    /// Where a payload of `size` (rounded) bytes goes with nothing freed, if it fits in a free slot
+    /// and in the arena's committed pages.
+    fn room_without_freeing(&self, st: &WriterState, size: usize) -> Option<usize> {
+        if st.live.len() >= self.cfg.slots || self.holder_of_head_slot(st).is_some() {
+            return None;
+        }
+        self.place(st, size).filter(|at| at + size <= st.committed)
     }
 
     /// Waits until a payload of `len` bytes fits (only a blocking ring ever waits), at most until

@@ -180,6 +180,32 @@ fn the_arena_is_reused_from_its_start() {
     assert_eq!(f.w.committed(), COMMIT_STEP);
 }
 
+/// The writer frees what its readers read once per batch, not per publish (RingWriter::room),
+/// and a polling reader sees each next sample by its slot alone.
+#[test]
+fn read_samples_are_freed_in_batches_and_the_next_slot_says_published() {
+    let f = fixture(18, cfg(64, 1 << 20, false));
+    let me = reader_guid(1);
+    f.w.add_reader(me, true).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let oldest = || f.r.header().oldest.load(Ordering::Relaxed);
+    for sn in 1..=15 {
+        assert!(!f.r.next_published(&cur));
+        f.w.publish(&desc(sn), &[1u8; 100], None).unwrap();
+        assert!(f.r.next_published(&cur));
+        assert_eq!(drain(&f.r, &mut cur, me).len(), 1);
+    }
+    // Published once (sn 1, arena pages committed then), then 14 without a look at the cursor.
+    assert_eq!(oldest(), 0, "nothing freed below a quarter of the slots live");
+    for sn in 16..=17 {
+        f.w.publish(&desc(sn), &[1u8; 100], None).unwrap();
+    }
+    // sn 17 found 16 live (positions 0-15): the 15 read ones were freed, sn 16 (position 15) not.
+    assert_eq!(oldest(), 15, "what was read is freed once 16 are live");
+    assert_eq!(drain(&f.r, &mut cur, me).iter().map(|g| g.0).collect::<Vec<_>>(), vec![16, 17]);
+    assert_eq!(cur.lost, 0);
+}
+
 #[test]
 fn directed_samples_reach_their_reader_only() {
     let f = fixture(16, cfg(8, 1 << 16, false));
