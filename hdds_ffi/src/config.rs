@@ -29,8 +29,8 @@ pub const CONFIG_VARIABLE: &str = "HDDS_CONFIG";
 /// The environment variable listing the transports.
 pub const TRANSPORT_VARIABLE: &str = "HDDS_TRANSPORT";
 
-/// The longest bounded spin (`wait.spin_us`): beyond it a waiting thread should sleep, or poll for
-/// good (`busy`).
+/// The longest short spin (`wait.spin_us`): beyond it a waiting thread should sleep, or busy-poll
+/// (`busy`: ParticipantConfig::busy_polling).
 const MAX_SPIN_US: u64 = 1000;
 
 /// Every key the file may hold, with what it sets (README.md's configuration section says more).
@@ -221,12 +221,14 @@ fn parse_in(text: &str, origin: &str, unit: &str) -> Result<Settings> {
             "shm.max_readers" => s.shm_max_readers = Some(count(1, 4096)?),
             "wait.spin_us" => {
                 s.wait_spin = Some(if value.eq_ignore_ascii_case("busy") {
-                    Duration::MAX
+                    // The engine's one busy-polling setting: poll up to 10 ms, so a stream of
+                    // 100 Hz or more never sleeps and an idle reader stops burning its core.
+                    ParticipantConfig::default().busy_polling().wait_spin
                 } else {
                     Duration::from_micros(count(0, MAX_SPIN_US).map_err(|_| {
                         bad(&format!(
-                            "is not a spin time: use 0 to {MAX_SPIN_US} (microseconds), or busy to poll without \
-                             sleeping (one core per waiting thread)"
+                            "is not a spin time: use 0 to {MAX_SPIN_US} (microseconds), or busy to poll up to 10 ms \
+                             before sleeping (one core per waiting thread while samples flow)"
                         ))
                     })? as u64)
                 })
@@ -330,7 +332,9 @@ mod tests {
         assert_eq!((net.max_remote_participants, net.max_remote_endpoints), (10, 1000));
         let r = net.reassembly;
         assert_eq!((r.max_sample_size, r.max_concurrent, r.max_per_writer, r.max_total_bytes), (1 << 30, 3, 2, 65536));
-        assert_eq!(parse("wait.spin_us = busy", "f").unwrap().wait_spin, Some(Duration::MAX));
+        let busy = ParticipantConfig::default().busy_polling().wait_spin;
+        assert_eq!(parse("wait.spin_us = busy", "f").unwrap().wait_spin, Some(busy));
+        assert!(busy >= Duration::from_millis(10) && busy < Duration::MAX, "busy polls a bounded time");
     }
 
     #[test]
