@@ -23,7 +23,8 @@
 //! less than [`SHORT_WAIT_FACTOR`] times the bound (100 µs with the default 5 µs). A reader fed at
 //! 1 kHz waits about 1 ms each time, so it never spins and its CPU per sample does not grow; one
 //! in a ping-pong or an as-fast-as-possible stream does, and on idle cores saves the sleep and the
-//! wake-up.
+//! wake-up. A wait set's wait that found an entry ready at its first look is not counted
+//! ([`Pace::wait_if_waited`]): an rclcpp executor makes one after every callback.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -103,6 +104,20 @@ impl Pace {
         let start = Instant::now();
         let r = wait(start, self.bound(bound));
         self.record(start);
+        r
+    }
+
+    /// [`Pace::wait`] for a wait that may find what it waits for at its first look: `wait` says
+    /// whether it waited, and only then is its length recorded. A wait that returned at once says
+    /// nothing about how often samples come: an rclcpp executor's every other rmw_wait ends at
+    /// once on the guard condition rclcpp triggers after each callback, and recording those made
+    /// its next wait spin at 1 kHz (5 µs of CPU per sample, the sample 1 ms away).
+    pub(crate) fn wait_if_waited<R>(&self, bound: Duration, wait: impl FnOnce(Instant, Duration) -> (R, bool)) -> R {
+        let start = Instant::now();
+        let (r, waited) = wait(start, self.bound(bound));
+        if waited {
+            self.record(start);
+        }
         r
     }
 
@@ -199,5 +214,17 @@ mod tests {
         assert_eq!(p.bound(Duration::MAX), Duration::MAX, "busy polling always polls");
         p.record(Instant::now());
         assert_eq!(p.bound(spin), spin);
+    }
+
+    /// A wait that found its entry at once leaves the pace as the last real wait set it.
+    #[test]
+    fn a_wait_that_did_not_wait_is_not_recorded() {
+        let spin = Duration::from_micros(5);
+        let p = Pace::default();
+        p.last_ns.store(1_000_000, Ordering::Relaxed);
+        assert_eq!(p.wait_if_waited(spin, |_, s| (s, false)), Duration::ZERO, "after a 1 ms wait: no spin");
+        assert_eq!(p.bound(spin), Duration::ZERO, "the at-once wait did not make the next one spin");
+        p.wait_if_waited(spin, |_, _| ((), true));
+        assert_eq!(p.bound(spin), spin, "a short real wait does");
     }
 }

@@ -326,24 +326,27 @@ impl WaitSet {
         let bound = wait_spin(entries);
         // (The pace is moved out for the call: `wait_from` borrows the wait set mutably.)
         let pace = std::mem::take(&mut self.pace);
-        let any = pace.wait(bound, |start, spin| self.wait_from(start, spin, entries, timeout));
+        let any = pace.wait_if_waited(bound, |start, spin| self.wait_from(start, spin, entries, timeout));
         self.pace = pace;
         any
     }
 
+    /// The wait proper: whether an entry is ready, and whether it had to wait for one (false when
+    /// the first look found one).
     fn wait_from<L: WaitList + ?Sized>(
         &mut self,
         start: Instant,
         mut spin: Duration,
         entries: &mut L,
         timeout: Option<Duration>,
-    ) -> bool {
+    ) -> (bool, bool) {
         if !self.attached_to(entries) {
             if poll_all(entries) {
-                return true;
+                return (true, false);
             }
             self.attach(entries);
         }
+        let mut waited = false;
         let deadline = timeout.and_then(|t| start.checked_add(t));
         let mut port: Option<Arc<ShmPort>> = None;
         let any = loop {
@@ -351,6 +354,7 @@ impl WaitSet {
             if poll_all(entries) {
                 break true;
             }
+            waited = true;
             if port.is_none() {
                 port = (0..entries.len()).find_map(|i| match entries.target(i) {
                     Target::ReaderData(r) => r.shm_port().cloned(),
@@ -379,7 +383,7 @@ impl WaitSet {
         if port.is_some() {
             *lock(&self.core.bell) = None;
         }
-        any
+        (any, waited)
     }
 
     /// Whether the wait set is attached to exactly these entries' lists, in order.

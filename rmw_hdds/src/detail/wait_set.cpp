@@ -83,7 +83,8 @@ rmw_ret_t WaitSet::wait(
   const size_t n_ev = events ? events->event_count : 0;
 
   // The array only grows (no allocation once the wait set has held this many entries); entries
-  // are written in place, not pushed: an executor calls rmw_wait for every sample it takes.
+  // are written in place, not pushed: rmw_wait runs twice per sample in an executor (rclcpp
+  // triggers its interrupt guard condition after every callback, which ends the next wait at once).
   const size_t most = n_sub + n_gc + n_srv + n_cli + n_ev;
   if (entries_.size() < most) {
     entries_.resize(most);
