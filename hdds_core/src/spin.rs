@@ -101,10 +101,7 @@ impl Pace {
     /// Runs one wait: `wait(start, spin)` gets the time it started and how long it may spin (the
     /// configured `bound`, or zero after a long wait), and its length is recorded for the next.
     pub(crate) fn wait<R>(&self, bound: Duration, wait: impl FnOnce(Instant, Duration) -> R) -> R {
-        let start = Instant::now();
-        let r = wait(start, self.bound(bound));
-        self.record(start);
-        r
+        self.wait_if_waited(bound, |start, spin| (wait(start, spin), true))
     }
 
     /// [`Pace::wait`] for a wait that may find what it waits for at its first look: `wait` says

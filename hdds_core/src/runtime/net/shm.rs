@@ -169,7 +169,8 @@ impl ShmPort {
     /// drain or a match holding `sources` makes it say no this time).
     fn next_published(&self) -> bool {
         let Ok(sources) = self.sources.try_lock() else { return false };
-        sources.iter().any(|s| !held_back(&s.reader) && s.cursor.as_ref().is_some_and(|c| s.view.next_published(c)))
+        // The stamp first: held_back takes a KEEP_ALL reader's history lock, and this runs in a spin.
+        sources.iter().any(|s| s.cursor.as_ref().is_some_and(|c| s.view.next_published(c)) && !held_back(&s.reader))
     }
 
     /// An application thread starts waiting on the doorbell: writers wake it, not the reader

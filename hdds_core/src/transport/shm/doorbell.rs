@@ -165,8 +165,8 @@ impl Doorbell {
         }
     }
 
-    /// A drainer: waits until the bell moves past `seen`, spinning for up to `spin`
-    /// (`Duration::MAX`: busy polling), then sleeping for up to `timeout`. True if it rang, or if
+    /// A drainer: waits until the bell moves past `seen`, spinning for up to `spin` (10 ms when
+    /// busy polling), then sleeping for up to `timeout`. True if it rang, or if
     /// `ready` held during the spin: the drainer looks at its rings' next slots there, which a
     /// writer fills before it rings (ShmPort::sleep).
     pub(crate) fn wait(&self, seen: u32, spin: Duration, timeout: Duration, ready: impl Fn() -> bool) -> bool {

@@ -708,10 +708,8 @@ impl RingWriter {
         // processes for it on every sample. While few samples are live and the next one fits the
         // pages already committed, it goes in without freeing: the cursors are read once per
         // `lazy_free_below` samples, and the ring's memory stays as it was.
-        if st.live.len() < self.lazy_free_below() {
-            if let Some(at) = self.room_without_freeing(st, size) {
-                return Ok(Room::Ok(at));
-            }
+        if let Some(at) = self.room_without_freeing(st, size) {
+            return Ok(Room::Ok(at));
         }
         let read_by_all = self.min_cursor(st, false);
         while st.live.front().is_some_and(|l| l.pos < read_by_all) {
@@ -777,10 +775,12 @@ impl RingWriter {
         (self.cfg.slots / 4).min(16)
     }
 
-    /// Where a payload of `size` (rounded) bytes goes with nothing freed, if it fits in a free slot
-    /// and in the arena's committed pages.
+    /// Where a payload of `size` (rounded) bytes goes with nothing freed, while fewer than
+    /// `lazy_free_below` samples are live, if it fits in a free slot and in the arena's committed
+    /// pages.
     fn room_without_freeing(&self, st: &WriterState, size: usize) -> Option<usize> {
-        if st.live.len() >= self.cfg.slots || self.holder_of_head_slot(st).is_some() {
+        // lazy_free_below() <= slots / 4: the slot count itself never stands in the way here.
+        if st.live.len() >= self.lazy_free_below() || self.holder_of_head_slot(st).is_some() {
             return None;
         }
         self.place(st, size).filter(|at| at + size <= st.committed)
