@@ -228,11 +228,14 @@ impl Writer {
     ) -> Result<i64> {
         // A write that lent itself a ring slot (write_into) holds the turn already.
         let _turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
-        // One monotonic and one wall-clock read per write (each costs tens of ns on a VM, a good
-        // part of a same-process write); a second monotonic one only for a lease or deadline.
-        let start = Instant::now();
-        let blocking_until = start.checked_add(self.shared.qos.max_blocking_time);
-        if self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none() {
+        // Only a reliable KEEP_ALL writer ever waits for room, so only it needs a deadline before
+        // publishing; every other write reads the monotonic clock once the sample is out (each
+        // read costs tens of ns on a VM, a good part of a same-host hop). One wall-clock read per
+        // write, for the source timestamp.
+        let may_block = self.shared.qos.reliability == Reliability::Reliable && self.shared.qos.depth().is_none();
+        let early = may_block.then(Instant::now);
+        let blocking_until = early.and_then(|s| s.checked_add(self.shared.qos.max_blocking_time));
+        if may_block {
             self.wait_intra_room(blocking_until)?;
         }
         if let (Some(shm), false) = (&self.shared.shm, in_ring) {
@@ -250,6 +253,30 @@ impl Writer {
                 )));
             }
         }
+        let desc = |sn| SampleDesc {
+            sn,
+            source_timestamp: now_ts,
+            related: options.related_sample_identity,
+            directed_to: options.directed_to,
+            key_hash: change.key_hash,
+            status_info: change.status.0,
+        };
+        // Same-host readers first, when the RTPS machine will number the sample without waiting
+        // (always, but for a reliable KEEP_ALL writer whose history is full): the ring's stamp is
+        // what a polling reader in another process waits for, and nothing else this write does
+        // (the machine, same-process readers, the kept history, timers) is needed before it. The
+        // sample takes the number the machine gives it next, under the same lock.
+        let mut published = None;
+        if let Some(shm) = &self.shared.shm {
+            if let Some(sn) = match (&self.net, &st.net) {
+                (Some(_), Some(p)) => p.rtps.can_write().then(|| p.rtps.last_sn() + 1),
+                _ => Some(st.last_sn + 1),
+            } {
+                self.publish_shm(shm, &desc(sn), payload, in_ring, blocking_until)?;
+                published = Some(sn);
+            }
+        }
+        let start = early.unwrap_or_else(Instant::now);
         let data = owned.unwrap_or_else(|| self.shared.heap_copy(&st, payload));
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
@@ -265,9 +292,14 @@ impl Writer {
             }
             _ => st.last_sn + 1,
         };
+        debug_assert!(published.map_or(true, |p| p == sn), "the ring got SN {published:?}, the machine gave {sn}");
         st.last_sn = sn;
         // A lease or deadline runs from when the write went through, after any wait for room.
-        let now = if self.shared.lease.is_some() || self.shared.deadline.is_some() { Instant::now() } else { start };
+        let now = if early.is_some() && (self.shared.lease.is_some() || self.shared.deadline.is_some()) {
+            Instant::now()
+        } else {
+            start
+        };
         let lease_ends = self.shared.assert_alive(&st.matched, now);
         let sample = Sample {
             data,
@@ -286,21 +318,9 @@ impl Writer {
         for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
             reader.deliver(sample.clone());
         }
-        if let Some(shm) = &self.shared.shm {
-            let desc = SampleDesc {
-                sn,
-                source_timestamp: now_ts,
-                related: options.related_sample_identity,
-                directed_to: options.directed_to,
-                key_hash: change.key_hash,
-                status_info: change.status.0,
-            };
-            if in_ring {
-                shm.publish_lent(&desc, payload.len());
-            } else {
-                // Room was made above; only another thread writing meanwhile can make this wait.
-                shm.publish(&desc, payload, blocking_until)?;
-            }
+        if let (Some(shm), None) = (&self.shared.shm, published) {
+            // Room was made above; only another thread writing meanwhile can make this wait.
+            self.publish_shm(shm, &desc(sn), payload, in_ring, blocking_until)?;
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();
@@ -321,6 +341,24 @@ impl Writer {
             watchdog::schedule(d.renew(now));
         }
         Ok(sn)
+    }
+
+    /// Puts the sample into the ring for same-host readers (`in_ring`: it is there already, a
+    /// loan filled in place, and only needs its descriptor).
+    fn publish_shm(
+        &self,
+        shm: &ShmWriter,
+        desc: &SampleDesc,
+        payload: &[u8],
+        in_ring: bool,
+        blocking_until: Option<Instant>,
+    ) -> Result<()> {
+        if in_ring {
+            shm.publish_lent(desc, payload.len());
+            Ok(())
+        } else {
+            shm.publish(desc, payload, blocking_until)
+        }
     }
 
     /// Asserts the writer's liveliness (MANUAL_BY_TOPIC / MANUAL_BY_PARTICIPANT leases; a write
