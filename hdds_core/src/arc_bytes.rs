@@ -23,6 +23,14 @@ pub(crate) unsafe fn assume_init(buf: Arc<[MaybeUninit<u8>]>) -> Arc<[u8]> {
     unsafe { Arc::from_raw(Arc::into_raw(buf) as *const [u8]) }
 }
 
+/// A buffer of bytes taken back for reuse, read as uninitialized again (always sound: every `u8`
+/// is a valid `MaybeUninit<u8>`). Writable through `Arc::get_mut` when nothing else holds it.
+pub(crate) fn reuse(buf: Arc<[u8]>) -> Arc<[MaybeUninit<u8>]> {
+    // SAFETY: `u8` and `MaybeUninit<u8>` have the same layout, so the pointer from `Arc::into_raw`
+    // is that of an `Arc<[MaybeUninit<u8>]>` of the same length and allocation.
+    unsafe { Arc::from_raw(Arc::into_raw(buf) as *const [MaybeUninit<u8>]) }
+}
+
 /// A new buffer holding the `len` bytes at `src`, copied in one `memcpy`.
 ///
 /// `src` may be memory another process writes concurrently (a shared-memory ring): the bytes are

@@ -165,3 +165,26 @@ fn write_into_publishes_what_the_filler_wrote_and_nothing_on_failure() {
     assert_eq!(r.take().unwrap().info.sequence_number, 3);
     assert!(r.take().is_none());
 }
+
+/// A writer reuses the buffer of a sample a KEEP_LAST history replaced only when nothing else
+/// holds it: a second reader that keeps more, or the application holding a taken sample, keeps
+/// its bytes while the writer goes on writing samples of the same size.
+#[test]
+fn a_replaced_sample_still_held_elsewhere_keeps_its_bytes() {
+    let p = participant(0);
+    let short = Qos { history: History::KeepLast(1), ..Qos::default() };
+    let long = Qos { history: History::KeepLast(64), ..Qos::default() };
+    let w = p.create_writer("rt/spare_buffers", "T", short).unwrap();
+    let r_short = p.create_reader("rt/spare_buffers", "T", short).unwrap();
+    let r_long = p.create_reader("rt/spare_buffers", "T", long).unwrap();
+    let sample = |i: u8| vec![i; 256];
+    w.write(&sample(0)).unwrap();
+    let held = r_short.take().unwrap();
+    for i in 1..50u8 {
+        w.write(&sample(i)).unwrap();
+    }
+    assert_eq!(*held.data, sample(0)[..], "a taken sample changed under the application");
+    let kept: Vec<Vec<u8>> = std::iter::from_fn(|| r_long.take()).map(|s| s.data.to_vec()).collect();
+    assert_eq!(kept, (0..50u8).map(sample).collect::<Vec<_>>(), "the longer history's samples changed");
+    assert_eq!(*r_short.take().unwrap().data, sample(49)[..]);
+}

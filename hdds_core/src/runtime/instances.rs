@@ -106,23 +106,29 @@ impl ReaderKeys {
 
 /// Adds `sample` to a reader's (or a TRANSIENT_LOCAL writer's replay) `queue`. KEEP_LAST `depth`
 /// drops the oldest sample: of the whole queue when keyless, of the sample's instance when `keyed`.
-pub(crate) fn admit(queue: &mut VecDeque<Sample>, keyed: bool, depth: Option<usize>, sample: Sample) {
+/// The one it replaced is returned, for the caller to drop once it holds no lock (freeing a payload
+/// under a reader's history lock made the taking thread wait for the allocator), or to reuse its
+/// buffer ([`crate::runtime::writer`]'s spare buffers). More than one goes only when a queue is
+/// over its depth, which does not happen: those are dropped here.
+pub(crate) fn admit(queue: &mut VecDeque<Sample>, keyed: bool, depth: Option<usize>, sample: Sample) -> Option<Sample> {
+    let mut replaced = None;
     if let Some(depth) = depth {
         if keyed {
             let key = sample.info.key_hash;
             let mut of_instance = queue.iter().filter(|s| s.info.key_hash == key).count();
             while of_instance >= depth {
                 let Some(i) = queue.iter().position(|s| s.info.key_hash == key) else { break };
-                queue.remove(i);
+                replaced = queue.remove(i);
                 of_instance -= 1;
             }
         } else {
             while queue.len() >= depth {
-                queue.pop_front();
+                replaced = queue.pop_front();
             }
         }
     }
     queue.push_back(sample);
+    replaced
 }
 
 fn not_keyed(what: &str, guid: Guid) -> Error {

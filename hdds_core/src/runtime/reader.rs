@@ -57,6 +57,15 @@ pub struct Reader {
     pace: Pace,
 }
 
+/// What [`ReaderShared::push`] did with a sample it added.
+struct Pushed {
+    /// A thread sleeps in `wait_for_data` (read under the history lock, for
+    /// [`ReaderShared::wake_with`]).
+    waiting: bool,
+    /// The sample KEEP_LAST replaced, handed back so that it is dropped with no lock held.
+    replaced: Option<Sample>,
+}
+
 pub(crate) struct ReaderShared {
     pub(crate) guid: Guid,
     pub(crate) topic: TopicKey,
@@ -497,19 +506,19 @@ impl ReaderShared {
     /// Adds a same-process sample to the history (dropping the oldest one, of its instance on
     /// keyed topics, when a KEEP_LAST history is full) and wakes the waiters. The writer sets the
     /// reception timestamp: the write's own time, read once for all its readers.
-    pub(crate) fn deliver(&self, sample: Sample) {
+    pub(crate) fn deliver(&self, sample: Sample) -> Option<Sample> {
         if !self.passes_filter(&sample) {
-            return;
+            return None;
         }
-        if self.push(sample) {
-            self.wake();
-        }
+        let pushed = self.push(sample)?;
+        self.wake_with(pushed.waiting);
+        pushed.replaced
     }
 
     /// Adds a sample to the history, queues the data listener's call and renews the deadline;
-    /// waiting threads and wait sets are left to [`Self::wake`]. False when a best-effort KEEP_ALL
+    /// waiting threads and wait sets are left to [`Self::wake`]. `None` when a best-effort KEEP_ALL
     /// history is full: the sample is dropped and counted.
-    fn push(&self, sample: Sample) -> bool {
+    fn push(&self, sample: Sample) -> Option<Pushed> {
         let mut st = self.lock();
         // A best-effort KEEP_ALL history refuses the newcomer at its cap (DDS: KEEP_ALL keeps what
         // it holds, max_samples rejects the new sample; dropping the oldest would be KEEP_LAST).
@@ -524,24 +533,33 @@ impl ReaderShared {
             drop(st);
             self.history_refused.fetch_add(1, Ordering::Relaxed);
             self.events.update(SAMPLE_LOST, |s| s.add_total(1));
-            return false;
+            return None;
         }
-        instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
+        let replaced = instances::admit(&mut st.queue, self.keys.is_some(), self.qos.depth(), sample);
         self.note_fill(&st);
+        let waiting = st.waiters > 0;
         drop(st);
         self.events.sample_added();
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
         }
-        true
+        Some(Pushed { waiting, replaced })
     }
 
     /// Wakes the threads in `wait_for_data` and the attached wait sets, after samples were pushed.
     /// The receive thread calls it once per datagram, not per sample.
     pub(crate) fn wake(&self) {
-        self.arrivals.fetch_add(1, Ordering::Release);
         // Read under the lock: a waiter counts itself under it before it sleeps.
-        if self.lock().waiters > 0 {
+        let waiting = self.lock().waiters > 0;
+        self.wake_with(waiting);
+    }
+
+    /// [`Self::wake`], given whether a thread sleeps in `wait_for_data`, read under the history
+    /// lock after the push (a same-process write reads it while it pushes: one lock, not two, of
+    /// a line the taking thread uses too).
+    fn wake_with(&self, waiting: bool) {
+        self.arrivals.fetch_add(1, Ordering::Release);
+        if waiting {
             self.data_available.notify_all();
         }
         self.events.waiters.notify();
@@ -604,7 +622,7 @@ impl ReaderShared {
         if !self.passes_filter(&sample) {
             return false;
         }
-        self.push(sample)
+        self.push(sample).is_some()
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {

@@ -97,7 +97,16 @@ struct WriterState {
     /// Threads waiting on `acked` (a blocked KEEP_ALL write, a wait for acknowledgments): an
     /// ACKNACK notifies only when there is one (otherwise a system call per ACKNACK).
     acked_waiters: usize,
+    /// Payload buffers of samples that KEEP_LAST histories replaced and nobody else held, for the
+    /// next samples of the same size ([`WriterShared::buffer`]): a writer that outpaces its
+    /// same-process readers allocates and frees nothing per sample.
+    spare: Vec<Arc<[u8]>>,
 }
+
+/// The most spare buffers a writer keeps (one per same-process reader it outpaces, up to this),
+/// and of payloads over [`LARGE_SPARE`] only one: memory is measured too.
+const SPARE_BUFFERS: usize = 4;
+const LARGE_SPARE: usize = 64 * 1024;
 
 impl Writer {
     pub(crate) fn new(
@@ -130,6 +139,7 @@ impl Writer {
             partition: options.partition.clone(),
             state: Mutex::new(WriterState {
                 last_sn: 0,
+                spare: Vec::new(),
                 history: VecDeque::new(),
                 matched: Vec::new(),
                 net: port,
@@ -277,7 +287,7 @@ impl Writer {
             }
         }
         let start = early.unwrap_or_else(Instant::now);
-        let data = owned.unwrap_or_else(|| self.shared.heap_copy(&st, payload));
+        let data = owned.unwrap_or_else(|| self.shared.heap_copy(&mut st, payload));
         let meta = SampleMeta {
             source_timestamp: Some(now_ts),
             related_sample_identity: options.related_sample_identity,
@@ -315,8 +325,13 @@ impl Writer {
                 valid_data: change.status.is_alive(),
             },
         };
-        for reader in st.matched.iter().filter(|r| options.directed_to.map_or(true, |g| g == r.guid)) {
-            reader.deliver(sample.clone());
+        for i in 0..st.matched.len() {
+            let reader = &st.matched[i];
+            if options.directed_to.map_or(true, |g| g == reader.guid) {
+                if let Some(replaced) = reader.deliver(sample.clone()) {
+                    WriterShared::keep_spare(&mut st, replaced);
+                }
+            }
         }
         if let (Some(shm), None) = (&self.shared.shm, published) {
             // Room was made above; only another thread writing meanwhile can make this wait.
@@ -325,7 +340,9 @@ impl Writer {
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();
             let depth = self.shared.qos.depth().unwrap_or(self.shared.keep_all_max);
-            instances::admit(&mut st.history, keyed, Some(depth), sample);
+            if let Some(replaced) = instances::admit(&mut st.history, keyed, Some(depth), sample) {
+                WriterShared::keep_spare(&mut st, replaced);
+            }
         }
         let next = st.net.as_ref().and_then(|p| p.next_deadline());
         self.shared.send_in_turn(st, &mut out, |out| match &self.net {
@@ -659,15 +676,42 @@ impl WriterShared {
     /// the ring), none of them needs it: no copy then, and the machine numbers an empty sample that
     /// it never sends (a VOLATILE writer's later readers start after it; the lock keeps new
     /// matches out until the write is done).
-    fn heap_copy(&self, st: &WriterState, payload: &[u8]) -> Arc<[u8]> {
+    fn heap_copy(&self, st: &mut WriterState, payload: &[u8]) -> Arc<[u8]> {
         let shm_only = self.shm.is_some()
             && st.matched.is_empty()
             && st.net.as_ref().map_or(true, |p| p.matched_count() == 0)
             && self.qos.durability != Durability::TransientLocal;
         if shm_only {
-            Arc::from(&[][..])
-        } else {
-            Arc::from(payload)
+            return Arc::from(&[][..]);
+        }
+        let mut buf = Self::spare_or_new(st, payload.len());
+        let Some(bytes) = Arc::get_mut(&mut buf) else { return Arc::from(payload) };
+        // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the two ranges are `payload.len()`
+        // bytes each, and the buffer (just made, or a spare nobody else holds) is not `payload`.
+        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), bytes.as_mut_ptr().cast::<u8>(), payload.len()) };
+        // SAFETY: all its bytes were just written.
+        unsafe { crate::arc_bytes::assume_init(buf) }
+    }
+
+    /// A buffer of `len` bytes for a sample's payload: a spare one of that size, or a new one.
+    pub(crate) fn buffer(&self, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
+        Self::spare_or_new(&mut self.lock(), len)
+    }
+
+    fn spare_or_new(st: &mut WriterState, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
+        match st.spare.iter().position(|b| b.len() == len) {
+            Some(i) => crate::arc_bytes::reuse(st.spare.swap_remove(i)),
+            None => crate::arc_bytes::uninit(len),
+        }
+    }
+
+    /// Keeps the payload buffer of a sample a history replaced, if nothing else holds it (the
+    /// caller holds this writer's state lock, not the reader's).
+    fn keep_spare(st: &mut WriterState, replaced: Sample) {
+        let data = replaced.data;
+        let most = if data.len() > LARGE_SPARE { 1 } else { SPARE_BUFFERS };
+        if replaced.pinned.is_none() && !data.is_empty() && st.spare.len() < most && Arc::strong_count(&data) == 1 {
+            st.spare.push(data);
         }
     }
 

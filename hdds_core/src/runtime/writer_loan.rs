@@ -103,7 +103,7 @@ impl Writer {
                 return r;
             }
         }
-        let mut buf = crate::arc_bytes::uninit(len);
+        let mut buf = self.shared.buffer(len);
         let Some(bytes) = Arc::get_mut(&mut buf) else {
             return Err(Error::new(ErrorKind::Io, "write_into: a new buffer is shared (cannot happen)"));
         };
