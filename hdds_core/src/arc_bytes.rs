@@ -41,15 +41,27 @@ pub(crate) fn reuse(buf: Arc<[u8]>) -> Arc<[MaybeUninit<u8>]> {
 /// # Safety
 /// `src..src + len` lies inside one live mapping (or allocation) readable for the whole call.
 pub(crate) unsafe fn copy_from_raw(src: *const u8, len: usize) -> Arc<[u8]> {
-    let mut buf = uninit(len);
+    // SAFETY: the caller's guarantee, for the new buffer's `len` bytes.
+    unsafe { copy_from_raw_into(uninit(len), src) }
+}
+
+/// [`copy_from_raw`] into `buf` (a new buffer, or one taken back with [`reuse`]): its length
+/// is the number of bytes copied.
+///
+/// # Safety
+/// `src..src + buf.len()` lies inside one live mapping (or allocation) readable for the whole call,
+/// and not inside `buf`.
+pub(crate) unsafe fn copy_from_raw_into(mut buf: Arc<[MaybeUninit<u8>]>, src: *const u8) -> Arc<[u8]> {
+    let len = buf.len();
     let Some(dst) = Arc::get_mut(&mut buf) else {
-        // A fresh Arc has one owner; get_mut cannot fail. Were it to, copy byte by byte, still as
-        // raw reads (no reference to the shared bytes).
+        // Callers pass buffers they alone hold, so get_mut does not fail. Were it to, copy byte by
+        // byte into a new one, still as raw reads (no reference to the shared bytes).
         // SAFETY: the caller's guarantee on `src..src + len`.
         return (0..len).map(|i| unsafe { src.add(i).read() }).collect();
     };
-    // SAFETY: `dst` is `len` bytes of a new allocation (so the two ranges cannot overlap), and
-    // the caller guarantees `src..src + len` is readable; `MaybeUninit<u8>` has the layout of `u8`.
+    // SAFETY: `dst` is `len` bytes that `src..src + len` does not overlap (the caller's
+    // guarantee), which the caller also guarantees readable; `MaybeUninit<u8>` has the layout of
+    // `u8`.
     unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr().cast::<u8>(), len) };
     // SAFETY: all `len` bytes were just written.
     unsafe { assume_init(buf) }

@@ -276,12 +276,11 @@ impl Writer {
         // what a polling reader in another process waits for, and nothing else this write does
         // (the machine, same-process readers, the kept history, timers) is needed before it. The
         // sample takes the number the machine gives it next, under the same lock.
+        // (The machine numbers every sample of this writer, so its next number is last_sn + 1.)
         let mut published = None;
         if let Some(shm) = &self.shared.shm {
-            if let Some(sn) = match (&self.net, &st.net) {
-                (Some(_), Some(p)) => p.rtps.can_write().then(|| p.rtps.last_sn() + 1),
-                _ => Some(st.last_sn + 1),
-            } {
+            if st.net.as_ref().map_or(true, |p| p.rtps.can_write()) {
+                let sn = st.last_sn + 1;
                 self.publish_shm(shm, &desc(sn), payload, in_ring, blocking_until)?;
                 published = Some(sn);
             }
@@ -684,13 +683,10 @@ impl WriterShared {
         if shm_only {
             return Arc::from(&[][..]);
         }
-        let mut buf = Self::spare_or_new(st, payload.len());
-        let Some(bytes) = Arc::get_mut(&mut buf) else { return Arc::from(payload) };
-        // SAFETY: `MaybeUninit<u8>` has the layout of `u8`; the two ranges are `payload.len()`
-        // bytes each, and the buffer (just made, or a spare nobody else holds) is not `payload`.
-        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), bytes.as_mut_ptr().cast::<u8>(), payload.len()) };
-        // SAFETY: all its bytes were just written.
-        unsafe { crate::arc_bytes::assume_init(buf) }
+        let buf = Self::spare_or_new(st, payload.len());
+        // SAFETY: `payload` is a live slice of `buf.len()` bytes, and not the buffer (a new one,
+        // or the spare of a sample nobody holds any more).
+        unsafe { crate::arc_bytes::copy_from_raw_into(buf, payload.as_ptr()) }
     }
 
     /// A buffer of `len` bytes for a sample's payload: a spare one of that size, or a new one.
