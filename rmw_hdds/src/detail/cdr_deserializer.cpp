@@ -12,6 +12,7 @@
 
 #include "detail/cdr_access.hpp"
 #include "detail/cdr_codec.hpp"
+#include "detail/copy_bytes.hpp"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -24,7 +25,7 @@ namespace
 void copy_elements(uint8_t * dst, const uint8_t * src, size_t n, size_t size, bool swap)
 {
   if (!swap || size == 1) {
-    std::memcpy(dst, src, n * size);
+    copy_bytes(dst, src, n * size);
     return;
   }
   for (size_t i = 0; i < n; ++i, dst += size, src += size) {
@@ -203,7 +204,7 @@ private:
         return false;
       }
       // The holes are struct padding: overwriting them is harmless.
-      std::memcpy(base + run.offset, buf_ + pos_, run.length);
+      copy_bytes(base + run.offset, buf_ + pos_, run.length);
       pos_ += run.length;
       if (run.has_bools) {
         normalize_run_bools(run, base);
@@ -235,7 +236,7 @@ private:
         return truncated(sub, nullptr);
       }
       if (run_is_fast(run, pos_) && n <= left() / sub.size_of) {
-        std::memcpy(first, buf_ + pos_, n * sub.size_of);
+        copy_bytes(first, buf_ + pos_, n * sub.size_of);
         pos_ += n * sub.size_of;
         if (run.has_bools) {
           for (size_t k = 0; k < n; ++k) {

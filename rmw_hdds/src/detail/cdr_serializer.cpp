@@ -7,6 +7,7 @@
 
 #include "detail/cdr_access.hpp"
 #include "detail/cdr_codec.hpp"
+#include "detail/copy_bytes.hpp"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -63,7 +64,7 @@ struct BufferCursor
       return false;
     }
     if (n != 0) {
-      std::memcpy(buf + pos, src, n);
+      copy_bytes(buf + pos, src, n);
     }
     pos += n;
     return true;
@@ -197,7 +198,7 @@ private:
         return false;
       }
       if constexpr (Cursor::kWrites) {
-        std::memcpy(at, base + run.offset, run.length);
+        copy_bytes(at, base + run.offset, run.length);
         for (const auto & hole : run.holes) {
           std::memset(at + hole.first, 0, hole.second);
         }
@@ -232,7 +233,7 @@ private:
           return overflow(sub);
         }
         if constexpr (Cursor::kWrites) {
-          std::memcpy(at, first, n * sub.size_of);
+          copy_bytes(at, first, n * sub.size_of);
           if (!run.holes.empty()) {
             for (size_t k = 0; k < n; ++k) {
               for (const auto & hole : run.holes) {
