@@ -18,8 +18,9 @@ bench/same_host.py, see bench/ros_compare_engine.py; --no-engine leaves them out
 folder, and the report gathers their headline ratios and the time each part took.
 
 Measured per run: performance_test's own per-second rows after the warm-up (latency mean and max,
-samples sent/received/lost), the CPU time of the measured processes over the same window (from
-/proc/PID/stat, in % of one core), and memory: PSS (/proc/PID/smaps_rollup, which counts mapped
+samples sent/received/lost), the CPU time of the measured processes over the same window (in % of
+one core, from each thread's /proc/PID/task/TID/schedstat in ns; from /proc/PID/stat's 10 ms ticks
+when a thread ended within the window), and memory: PSS (/proc/PID/smaps_rollup, which counts mapped
 /dev/shm segments) plus the size of /dev/shm files created during the run that no measured process
 maps. Every process runs with ROS_LOCALHOST_ONLY=1 in its own ROS domain and is bounded by
 `timeout`. A run that fails (exit code, time-out, nothing received) is recorded as failed, with its
@@ -225,6 +226,23 @@ def cpu_ticks(pid):
         return None
 
 
+def thread_cpu_ns(pid):
+    """CPU time of each live thread of `pid`, ns (the first field of /proc/PID/task/TID/schedstat),
+    or None where the kernel has no schedstat. /proc/PID/stat counts in clock ticks (10 ms): over a
+    3.4 s window a process at 2 % of a core gets 6 or 7 ticks, a 15 % step that decided ties."""
+    try:
+        out = {}
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    out[tid] = int(f.read().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue  # the thread ended meanwhile
+        return out or None
+    except OSError:
+        return None
+
+
 def pss_kib(pid):
     try:
         with open(f"/proc/{pid}/smaps_rollup") as f:
@@ -286,7 +304,7 @@ class Run:
         return [pid for _, p, pid, _, _ in self.procs if pid and p.poll() is None]
 
     def sample_cpu(self):
-        return {pid: cpu_ticks(pid) for pid in self.pids()}, time.monotonic()
+        return {pid: (cpu_ticks(pid), thread_cpu_ns(pid)) for pid in self.pids()}, time.monotonic()
 
     def sample_memory(self, shm_before):
         pids = self.pids()
@@ -318,23 +336,33 @@ class Run:
 
 
 def cpu_percent(before, after):
+    """CPU of the processes between two samples, % of one core: from the threads' schedstat (ns)
+    when every thread of the first sample is still there, else from the process's ticks (a thread
+    that ended took its time with it; the ticks kept it). Returns (percent, clock used)."""
     (b, tb), (a, ta) = before, after
-    total = 0
-    for pid, ticks in a.items():
-        if ticks is None or b.get(pid) is None:
-            return None
-        total += ticks - b[pid]
-    return 100.0 * total / CLK_TCK / max(ta - tb, 1e-3)
+    total_ns, clock = 0, "schedstat"
+    for pid, (ticks, threads) in a.items():
+        if pid not in b or ticks is None or b[pid][0] is None:
+            return None, None
+        b_ticks, b_threads = b[pid]
+        if threads is not None and b_threads is not None and set(b_threads) <= set(threads):
+            total_ns += sum(threads.values()) - sum(b_threads.values())
+        else:
+            total_ns += (ticks - b_ticks) * 1e9 / CLK_TCK
+            clock = "ticks"
+    return 100.0 * total_ns / 1e9 / max(ta - tb, 1e-3), clock
 
 
 def measure(run, t0, warmup, runtime):
-    """Sleeps through the run; returns (cpu %, memory KiB) over the measured window."""
+    """Sleeps through the run; returns (cpu %, the CPU clock used, memory KiB) over the measured
+    window."""
     shm_before = run.shm_before
     time.sleep(max(0.0, t0 + warmup - time.monotonic()))
     before = run.sample_cpu()
     time.sleep(max(0.0, t0 + runtime - 0.6 - time.monotonic()))
     after = run.sample_cpu()
-    return cpu_percent(before, after), run.sample_memory(shm_before)
+    cpu, clock = cpu_percent(before, after)
+    return cpu, clock, run.sample_memory(shm_before)
 
 
 # ---- parsing ---------------------------------------------------------------------------------
@@ -381,9 +409,9 @@ def run_perf_test(cell, rmw, runtime, warmup, env, keep):
         if role == "pub":
             time.sleep(SUB_HEAD_START_S)
         run.start(role, argv, limit)
-    cpu, mem = measure(run, time.monotonic(), warmup, runtime)
+    cpu, cpu_clock, mem = measure(run, time.monotonic(), warmup, runtime)
     procs = run.wait(limit + 10)
-    res = dict(cpu_percent=cpu, pss_kib=mem)
+    res = dict(cpu_percent=cpu, cpu_clock=cpu_clock, pss_kib=mem)
     failures = [
         f"{role}: exit {p['rc']}{' (timed out)' if p['rc'] == 124 else ''}: "
         f"{p['stderr_tail'].strip()[-300:]}"
@@ -407,9 +435,9 @@ def run_floor(rate, rmw, runtime, warmup, env, keep):
     run = Run(workdir, dict(env, RMW_IMPLEMENTATION=rmw))
     run.shm_before = shm_files()
     run.start("floor", floor_command(rate, runtime, warmup), runtime + 20)
-    cpu, mem = measure(run, time.monotonic(), warmup, runtime)
+    cpu, cpu_clock, mem = measure(run, time.monotonic(), warmup, runtime)
     p = run.wait(runtime + 30)["floor"]
-    res = dict(cpu_percent=cpu, pss_kib=mem, failure=None)
+    res = dict(cpu_percent=cpu, cpu_clock=cpu_clock, pss_kib=mem, failure=None)
     try:
         out = json.loads(p["stdout"].strip().splitlines()[-1])
         res.update(

@@ -83,6 +83,14 @@ def aggregate(runs):
     return out
 
 
+def ticks_fallbacks(runs):
+    """Says how many runs took their CPU from 10 ms clock ticks instead (a thread ended within the
+    window; runs from before the schedstat reading have no such field)."""
+    n = sum(1 for r in runs if r.get("cpu_percent") is not None and r.get("cpu_clock", "ticks") == "ticks")
+    return f"{n} of {len(runs)} runs from /proc/PID/stat's clock ticks instead, a thread having ended" if n else \
+        "no run fell back to clock ticks"
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
@@ -460,7 +468,8 @@ def write_markdown(meta, runs, cells, path):
         "lost is summed over the runs (as fast as possible: with the median lost share, since "
         "each RMW's publisher runs at its own rate and KEEP_LAST 16 drops what is not taken). "
         "CPU is "
-        "the CPU time of the measured processes over the measured window in % of one core; PSS "
+        "the CPU time of the measured processes over the measured window in % of one core "
+        f"(from the threads' schedstat in ns; {ticks_fallbacks(runs)}); PSS "
         "includes mapped /dev/shm and /dev/shm files no process maps. History KEEP_LAST 16, "
         "volatile, no zero copy (no row uses --zero-copy)."
     )
