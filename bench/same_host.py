@@ -49,32 +49,42 @@ def count_for(size, quick):
     return max(50, n // 5) if quick else n
 
 
-def configs(quick):
-    """(name, kind, size, args): every run of one repeat."""
+def two_cpus():
+    """The CPUs the two processes of a two-process row run on: the first two this script may use
+    (None on a one-CPU machine: unpinned)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return (cpus[0], cpus[1]) if len(cpus) >= 2 else None
+
+
+def configs(quick, cpus=None):
+    """(name, kind, size, args): every run of one repeat. Two-process rows run pinned to `cpus`,
+    one process per CPU (HOW says why)."""
+    pin = ["--cpus", f"{cpus[0]},{cpus[1]}"] if cpus else []
     c = [
         ("intra", "hdds", 64, ["intra", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-nospin", "hdds", 64, ["intra", "--size", "64", "--count", str(10 * count_for(64, quick)), "--spin-us", "0"]),
         ("intra-floor", "hdds", 64, ["intra-floor", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-floor-condvar", "hdds", 64, ["intra-floor-condvar", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-same-thread", "hdds", 64, ["intra-same-thread", "--size", "64", "--count", "20000"]),
-        ("floor-futex", "hdds", 0, ["floor-futex", "--count", str(count_for(64, quick))]),
-        ("floor-cacheline", "hdds", 0, ["floor-cacheline", "--count", str(5 * count_for(64, quick))]),
+        ("floor-futex", "hdds", 0, ["floor-futex", "--count", str(count_for(64, quick))] + pin),
+        ("floor-cacheline", "hdds", 0, ["floor-cacheline", "--count", str(5 * count_for(64, quick))] + pin),
     ]
     for s in SIZES:
         n = str(count_for(s, quick))
-        c.append((f"shm-sleep-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--spin-us", "0"]))
+        c.append((f"shm-sleep-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--spin-us", "0"] + pin))
         if s == 64:
-            c.append(("shm-default-64", "hdds", s, ["shm", "--size", str(s), "--count", n]))
-        c.append((f"shm-busy-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--busy"]))
-        c.append((f"floor-futex-copy-{s}", "hdds", s, ["floor-futex-copy", "--size", str(s), "--count", n]))
+            c.append(("shm-default-64", "hdds", s, ["shm", "--size", str(s), "--count", n] + pin))
+        c.append((f"shm-busy-{s}", "hdds", s, ["shm", "--size", str(s), "--count", n, "--busy"] + pin))
+        c.append((f"floor-futex-copy-{s}", "hdds", s, ["floor-futex-copy", "--size", str(s), "--count", n] + pin))
         c.append((f"cyclone-udp-{s}", "ddsperf", s, []))
     for s in (64, 4 * MIB):
-        c.append((f"loan-{s}", "hdds", s, ["loan", "--size", str(s), "--count", str(count_for(s, quick)), "--spin-us", "0"]))
+        c.append((f"loan-{s}", "hdds", s,
+                  ["loan", "--size", str(s), "--count", str(count_for(s, quick)), "--spin-us", "0"] + pin))
     # 64 B with the reader left idle as long as filling 4 MiB leaves it (the writer works 1 ms
     # before each loan): tells the size's cost from the idle reader's slower wake-up.
     c.append(("loan-64-paced", "hdds", 64,
               ["loan", "--size", "64", "--count", str(count_for(MIB, quick)), "--gap-us", str(PACED_GAP_US),
-               "--spin-us", "0"]))
+               "--spin-us", "0"] + pin))
     return c
 
 
@@ -89,15 +99,17 @@ def run_hdds(binary, args):
 LINE = re.compile(r"size (\d+) mean [\d.]+us min [\d.]+us 50% ([\d.]+)us 90% [\d.]+us 99% ([\d.]+)us .* cnt (\d+)")
 
 
-def run_ddsperf(size, quick):
-    """One ddsperf ping/pong run (waitset triggering on both sides, reliable, KEEP_LAST 1)."""
+def run_ddsperf(size, quick, cpus=None):
+    """One ddsperf ping/pong run (waitset triggering on both sides, reliable, KEEP_LAST 1), ping on
+    the first of `cpus` and pong on the second, as our two-process rows."""
+    ping_on, pong_on = (["taskset", "-c", str(c)] for c in cpus) if cpus else ([], [])
     secs = 3 if quick else (4 if size <= MIB else 6)
     env = dict(os.environ, CYCLONEDDS_URI=CYCLONE_URI)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    pong = subprocess.Popen(["ddsperf", "-i", str(CYCLONE_DOMAIN), "-D", str(secs + 3), "pong", "waitset"],
+    pong = subprocess.Popen(pong_on + ["ddsperf", "-i", str(CYCLONE_DOMAIN), "-D", str(secs + 3), "pong", "waitset"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.3)
-    ping = subprocess.run(["ddsperf", "-i", str(CYCLONE_DOMAIN), "-D", str(secs), "ping", "size", str(size), "waitset"],
+    ping = subprocess.run(ping_on + ["ddsperf", "-i", str(CYCLONE_DOMAIN), "-D", str(secs), "ping", "size", str(size), "waitset"],
                           env=env, capture_output=True, text=True, timeout=secs + 30)
     pong.terminate()
     pong.wait(timeout=30)
@@ -182,7 +194,9 @@ def write_md(path, doc):
          + ", ".join("/".join(l) for l in doc["load_per_repeat"]) + f"; at the end: `{doc['uptime_end']}`  ",
          f"Repeats: {doc['repeats']}, interleaved. Each figure is the median over the repeats of that run's median "
          "(p50), p99 and CPU per message. One-way latency in µs. CPU per message: user + system time of both "
-         "processes (all threads) per message sent, µs.", "",
+         "processes (all threads) per message sent, µs. "
+         + (f"Two-process rows (ours, the floors, ddsperf): one process on CPU {doc['cpus'][0]}, the other on "
+            f"CPU {doc['cpus'][1]}." if doc.get("cpus") else "Two-process rows unpinned (one CPU)."), "",
          "## Targets (issue 4), as ratios of p50", "", "| ratio | measured | target | met |", "|---|---|---|---|"]
     for what, r, lim in doc["targets"]:
         L.append(f"| {what} | {r:.2f} | ≤ {lim} | {'yes' if r <= lim else 'NO'} |")
@@ -254,6 +268,12 @@ HOW = """- `intra`: one participant without network, a writer and reader on `pin
   reliable, KS topic) over UDP loopback with test/interop/config/cyclonedds_loopback.xml; the
   first second of each run is dropped; p50 and p99 are the medians of its per-second figures.
   ddsperf's ping prints (now - the ping's source timestamp) / 2: one-way = RTT/2, as ours.
+- Pinned: the two processes of every two-process row (ours, the floors, ddsperf's ping and pong)
+  run on two different CPUs (`--cpus A,B`, `taskset`). A wake-up costs 2-5 µs when the scheduler
+  puts both processes on one vCPU and 15-28 µs when the woken one is on the other, and unpinned the
+  scheduler chose per run: in session 11's report two of the three futex-floor repeats shared a
+  vCPU and all of ours crossed (7.7x "the floor"), in the run before it the other way round
+  (0.6x). Pinned, every row of a comparison pays the same, crossing, wake-up.
 - Every ping-pong figure is one-way = RTT/2; loans are measured one-way directly."""
 
 
@@ -275,18 +295,19 @@ def main():
     binary = os.path.join(target_dir, "release", "hdds-samehost-bench")
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "-p", "hdds_tools", "--bin", "hdds-samehost-bench"], cwd=ROOT, check=True)
-    cfgs = configs(a.quick)
+    cpus = two_cpus()
+    cfgs = configs(a.quick, cpus)
     if a.only:
         cfgs = [c for c in cfgs if a.only in c[0]]
     doc = {"command": "python3 bench/same_host.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-           "machine": machine(), "repeats": a.repeats, "load_per_repeat": [], "runs": {c[0]: [] for c in cfgs}}
+           "machine": machine(), "cpus": list(cpus) if cpus else None, "repeats": a.repeats, "load_per_repeat": [], "runs": {c[0]: [] for c in cfgs}}
     t0 = time.time()
     for rep in range(a.repeats):
         doc["load_per_repeat"].append(load())
         k = rep * len(cfgs) // max(1, a.repeats)
         for name, kind, size, args in cfgs[k:] + cfgs[:k]:
             try:
-                r = run_hdds(binary, args) if kind == "hdds" else run_ddsperf(size, a.quick)
+                r = run_hdds(binary, args) if kind == "hdds" else run_ddsperf(size, a.quick, cpus)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 print(f"  {name}: FAILED: {e}", file=sys.stderr)
                 r = {"failed": str(e)}

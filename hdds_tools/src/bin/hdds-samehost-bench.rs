@@ -4,7 +4,7 @@
 //! program with a command line that starts itself again as the second process; hdds_core's
 //! examples/shm_pingpong stays the quick manual check.
 //!
-//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--gap-us N]` prints one JSON line:
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--gap-us N] [--cpus A,B]` prints one JSON line:
 //! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
 //! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
 //!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
@@ -24,6 +24,11 @@
 //!   the last byte it writes, publishes; the reader takes a loan (`Reader::take_loan`: the payload
 //!   read in place in the writer's ring) and reads the clock as soon as it holds it (one-way
 //!   measured directly, filling and reading not counted); a 64 B pong paces the pings.
+//!
+//! `--cpus A,B` (two-process modes): the first process runs on CPU A, the echo on CPU B. A
+//! wake-up costs 2-5 µs when the scheduler puts both processes on one vCPU and 15-28 µs when it
+//! crosses to the other, and which one a run gets is the scheduler's choice, not the code's: pinned,
+//! every row of a comparison gets the same placement.
 //!
 //! Ping-pong modes report one-way = RTT/2. CPU is getrusage(RUSAGE_SELF) of both processes (every
 //! thread, the engine's included) over the measured loop, divided by the messages sent (two per
@@ -601,8 +606,48 @@ fn floor(a: &Args) {
     report(a, lat, cpu + echo_cpu, 2 * a.count, "");
 }
 
+/// `--cpus A,B`: pins this process (before it starts any thread, so every thread it starts
+/// inherits the mask) to A, or to B when it is the echo. Both must be CPUs the first process may
+/// run on (checked there, before the echo is started).
+fn pin(a: &Args) {
+    let Some(cpus) = a.value("--cpus") else { return };
+    let fail = |why: String| -> ! {
+        eprintln!("--cpus {cpus}: {why}");
+        std::process::exit(2);
+    };
+    let parsed: Vec<usize> = cpus.split(',').filter_map(|c| c.trim().parse().ok()).collect();
+    let [first, echo] = parsed[..] else { fail("takes two CPU numbers, A,B".into()) };
+    let is_echo = a.value("--echo").is_some();
+    // SAFETY: a zeroed cpu_set_t is the empty set; sched_getaffinity fills the set we own.
+    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer and size are those of our set.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) } != 0 {
+        fail(format!("cannot read the CPU mask: {}", std::io::Error::last_os_error()));
+    }
+    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
+    for cpu in [first, echo] {
+        // The echo inherits the first process's pinned mask: only that one checks the machine's.
+        // SAFETY: cpu < max, inside the set.
+        if cpu >= max || (!is_echo && !unsafe { libc::CPU_ISSET(cpu, &allowed) }) {
+            fail(format!("this process may not run on CPU {cpu}"));
+        }
+    }
+    let mine = if is_echo { echo } else { first };
+    // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET writes inside it (mine < max, checked
+    // above), and sched_setaffinity reads the set we own.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(mine, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc != 0 {
+        fail(format!("cannot run on CPU {mine}: {}", std::io::Error::last_os_error()));
+    }
+}
+
 fn main() {
     let a = Args::parse();
+    pin(&a);
     match a.mode.as_str() {
         "intra" => intra(&a),
         "intra-floor" => intra_floor(&a),
@@ -613,7 +658,7 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: hdds-samehost-bench intra|intra-floor|intra-floor-condvar|intra-same-thread|shm|loan|floor-futex|\
-                 floor-cacheline|floor-futex-copy [--size BYTES] [--count N] [--busy]"
+                 floor-cacheline|floor-futex-copy [--size BYTES] [--count N] [--busy] [--cpus A,B]"
             );
             std::process::exit(2);
         }
