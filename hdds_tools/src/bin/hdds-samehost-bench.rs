@@ -615,8 +615,10 @@ fn pin(a: &Args) {
         eprintln!("--cpus {cpus}: {why}");
         std::process::exit(2);
     };
-    let parsed: Vec<usize> = cpus.split(',').filter_map(|c| c.trim().parse().ok()).collect();
-    let [first, echo] = parsed[..] else { fail("takes two CPU numbers, A,B".into()) };
+    // Every part must be a number: "0,x,1" is refused, not read as "0,1".
+    let parsed: Option<Vec<usize>> = cpus.split(',').map(|c| c.trim().parse().ok()).collect();
+    let Some([first, echo]) = parsed.as_deref() else { fail("takes two CPU numbers, A,B".into()) };
+    let (first, echo) = (*first, *echo);
     let is_echo = a.value("--echo").is_some();
     // SAFETY: a zeroed cpu_set_t is the empty set; sched_getaffinity fills the set we own.
     let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
