@@ -31,7 +31,7 @@ use crate::discovery::MatchError;
 use crate::error::Result;
 use crate::qos::{Qos, Reliability};
 use crate::rtps::{BestEffortReader, BestEffortReaderConfig, Delivery, ReaderConfig, ReaderStats, StatefulReader};
-use crate::spin::{spin_until, Pace};
+use crate::spin::{spin_until, Pace, Waited};
 use crate::time::{self, Timestamp};
 use crate::transport::intra::{self, TopicKey};
 use crate::transport::shm::ring::PinnedSample;
@@ -293,12 +293,14 @@ impl Reader {
                 }
             };
         }
-        self.pace.wait(self.shared.wait_spin, |start, spin| self.sleep_for_data(start, spin.min(timeout), timeout))
+        self.pace
+            .wait_if_waited(self.shared.wait_spin, |start, spin| self.sleep_for_data(start, spin.min(timeout), timeout))
     }
 
     /// `wait_for_data` without same-host writers: spin up to `spin`, then sleep on the condition
-    /// variable.
-    fn sleep_for_data(&self, start: Instant, spin: Duration, timeout: Duration) -> bool {
+    /// variable. Whether data came, and how ([`Waited`]; one there at the first look counts as
+    /// caught by the spin, as it always has for this wait's pace).
+    fn sleep_for_data(&self, start: Instant, spin: Duration, timeout: Duration) -> (bool, Waited) {
         let deadline = start.checked_add(timeout);
         let seen = self.shared.arrivals.load(Ordering::Acquire);
         let mut st = self.shared.lock();
@@ -307,11 +309,14 @@ impl Reader {
             spin_until(spin, || self.shared.arrivals.load(Ordering::Acquire) != seen);
             st = self.shared.lock();
         }
+        if !st.queue.is_empty() {
+            return (true, Waited::InSpin);
+        }
         while st.queue.is_empty() {
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => left,
-                    _ => return false,
+                    _ => return (false, Waited::Slept),
                 },
                 None => Duration::from_secs(3600),
             };
@@ -319,7 +324,7 @@ impl Reader {
             st = self.shared.data_available.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
             st.waiters -= 1;
         }
-        true
+        (true, Waited::Slept)
     }
 
     /// The participant's [`crate::ParticipantConfig::wait_spin`] (wait sets spin as long).

@@ -63,7 +63,7 @@ use super::net::shm::ShmPort;
 use super::reader::Reader;
 use super::status::StatusMask;
 use super::writer::Writer;
-use crate::spin::{spin_until, Pace};
+use crate::spin::{spin_until, Pace, Waited};
 
 /// The sleeping side of one wait set.
 #[derive(Default)]
@@ -113,25 +113,28 @@ impl WaitCore {
     /// Doorbell mode: sleeps on `port`'s doorbell, draining its rings at each wake-up, until
     /// signalled (true) or `deadline` passes (false); each sleep spins first while `spin` has not
     /// passed since the call (a ring that readies nothing, the writer's own or another reader's,
-    /// does not end the spinning). Also returns the doorbell count up to which everything was
-    /// drained.
-    fn sleep_on_bell(&self, port: &ShmPort, spin: Duration, deadline: Option<Instant>) -> (bool, u32) {
+    /// does not end the spinning): `Some` when signalled, saying whether it slept, `None` at the
+    /// deadline. Also returns the doorbell count up to which everything was drained.
+    fn sleep_on_bell(&self, port: &ShmPort, spin: Duration, deadline: Option<Instant>) -> (Option<Waited>, u32) {
         let spin_from = Instant::now();
+        let mut how = Waited::InSpin;
         loop {
             let seen = port.bell();
             port.drain();
             run_listeners();
             if *lock(&self.signalled) {
-                return (true, seen);
+                return (Some(how), seen);
             }
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(l) if !l.is_zero() => l,
-                    _ => return (false, seen),
+                    _ => return (None, seen),
                 },
                 None => Duration::from_secs(3600),
             };
-            port.sleep(seen, spin.saturating_sub(spin_from.elapsed()), left);
+            if port.sleep(seen, spin.saturating_sub(spin_from.elapsed()), left) != Some(Waited::InSpin) {
+                how = Waited::Slept;
+            }
         }
     }
 
@@ -141,18 +144,20 @@ impl WaitCore {
         self.raised.store(false, Ordering::Relaxed);
     }
 
-    /// Sleeps until signalled (true) or `deadline` passes (false), spinning up to `spin` first.
-    /// `None` waits forever.
-    fn sleep(&self, spin: Duration, deadline: Option<Instant>) -> bool {
+    /// Sleeps until signalled (`Some`, saying whether the spin ended it) or `deadline` passes
+    /// (`None`), spinning up to `spin` first. A `deadline` of `None` waits forever.
+    fn sleep(&self, spin: Duration, deadline: Option<Instant>) -> Option<Waited> {
         let spin = deadline.map_or(spin, |d| spin.min(d.saturating_duration_since(Instant::now())));
         // A signal during the spin raises the flag without a notify (nobody counted as sleeping).
-        spin_until(spin, || self.raised.load(Ordering::Acquire));
+        if spin_until(spin, || self.raised.load(Ordering::Acquire)) {
+            return Some(Waited::InSpin);
+        }
         let mut s = lock(&self.signalled);
         while !*s {
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(l) if !l.is_zero() => l,
-                    _ => return false,
+                    _ => return None,
                 },
                 None => Duration::from_secs(3600),
             };
@@ -160,7 +165,7 @@ impl WaitCore {
             s = self.cv.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
             self.cv_sleepers.fetch_sub(1, Ordering::SeqCst);
         }
-        true
+        Some(Waited::Slept)
     }
 }
 
@@ -331,22 +336,21 @@ impl WaitSet {
         any
     }
 
-    /// The wait proper: whether an entry is ready, and whether it had to wait for one (false when
-    /// the first look found one).
+    /// The wait proper: whether an entry is ready, and how long it had to wait for one.
     fn wait_from<L: WaitList + ?Sized>(
         &mut self,
         start: Instant,
         mut spin: Duration,
         entries: &mut L,
         timeout: Option<Duration>,
-    ) -> (bool, bool) {
+    ) -> (bool, Waited) {
         if !self.attached_to(entries) {
             if poll_all(entries) {
-                return (true, false);
+                return (true, Waited::AtOnce);
             }
             self.attach(entries);
         }
-        let mut waited = false;
+        let mut waited = Waited::AtOnce;
         let deadline = timeout.and_then(|t| start.checked_add(t));
         let mut port: Option<Arc<ShmPort>> = None;
         let any = loop {
@@ -354,7 +358,9 @@ impl WaitSet {
             if poll_all(entries) {
                 break true;
             }
-            waited = true;
+            if waited == Waited::AtOnce {
+                waited = Waited::InSpin;
+            }
             if port.is_none() {
                 port = (0..entries.len()).find_map(|i| match entries.target(i) {
                     Target::ReaderData(r) => r.shm_port().cloned(),
@@ -366,16 +372,19 @@ impl WaitSet {
                     *lock(&self.core.bell) = Some((Arc::clone(p), std::thread::current().id()));
                 }
             }
-            let signalled = match &port {
+            let woke = match &port {
                 Some(p) => {
                     p.enter_drainer();
-                    let (signalled, drained) = self.core.sleep_on_bell(p, std::mem::take(&mut spin), deadline);
+                    let (woke, drained) = self.core.sleep_on_bell(p, std::mem::take(&mut spin), deadline);
                     p.leave_drainer(drained);
-                    signalled
+                    woke
                 }
                 None => self.core.sleep(std::mem::take(&mut spin), deadline),
             };
-            if !signalled {
+            if woke != Some(Waited::InSpin) {
+                waited = Waited::Slept;
+            }
+            if woke.is_none() {
                 // Timed out: one last look, for what changed while the deadline passed.
                 break poll_all(entries);
             }
@@ -460,7 +469,7 @@ mod tests {
             std::thread::yield_now();
         }
         waiters.notify();
-        assert!(sleeper.join().unwrap(), "the sleeper was not woken");
+        assert_eq!(sleeper.join().unwrap(), Some(Waited::Slept), "the sleeper was not woken");
         assert_eq!(core.notified.load(Ordering::SeqCst), 1);
         waiters.detach(&core);
         waiters.detach(&core);

@@ -34,7 +34,7 @@ use crate::runtime::events::run_listeners;
 use crate::runtime::reader::ReaderShared;
 use crate::runtime::status::SAMPLE_LOST;
 use crate::runtime::writer::WriterShared;
-use crate::spin::Pace;
+use crate::spin::{Pace, Waited};
 use crate::transport::shm::doorbell::Doorbell;
 use crate::transport::shm::ring::{ReaderCursor, RingPayload, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
@@ -155,14 +155,15 @@ impl ShmPort {
     }
 
     /// Sleeps until the doorbell moves past `seen` (spinning up to `spin` first), at most
-    /// `timeout`.
+    /// `timeout`: `Some` when it rang (or a sample came during the spin), saying how, `None` at
+    /// the timeout.
     ///
     /// The spin also looks at the next slot of each attached ring: a writer publishes the sample
     /// there before it rings, and ringing is an atomic add on the line the spin would otherwise
     /// watch, so the spinner sees the sample one cache-line hand-over sooner (and one `head` read
     /// less in `drain`). Sleepers still need the bell: only it has a futex.
-    pub(crate) fn sleep(&self, seen: u32, spin: Duration, timeout: Duration) {
-        self.doorbell.wait(seen, spin, timeout, || self.next_published());
+    pub(crate) fn sleep(&self, seen: u32, spin: Duration, timeout: Duration) -> Option<Waited> {
+        self.doorbell.wait(seen, spin, timeout, || self.next_published())
     }
 
     /// Whether an attached ring has published its reader's next sample (a look, no lock wait: a

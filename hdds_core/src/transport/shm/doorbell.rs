@@ -41,7 +41,7 @@ use std::time::Duration;
 use super::futex;
 use super::segment::{segment_name, Segment, SegmentKind, HEADER_LEN};
 use crate::error::{Error, ErrorKind, Result};
-use crate::spin::spin_until;
+use crate::spin::{spin_until, Waited};
 use crate::wire::Guid;
 
 #[repr(C)]
@@ -166,20 +166,26 @@ impl Doorbell {
     }
 
     /// A drainer: waits until the bell moves past `seen`, spinning for up to `spin` (10 ms when
-    /// busy polling), then sleeping for up to `timeout`. True if it rang, or if
-    /// `ready` held during the spin: the drainer looks at its rings' next slots there, which a
-    /// writer fills before it rings (ShmPort::sleep).
-    pub(crate) fn wait(&self, seen: u32, spin: Duration, timeout: Duration, ready: impl Fn() -> bool) -> bool {
+    /// busy polling), then sleeping for up to `timeout`. `Some` if it rang, or if `ready` held
+    /// during the spin (the drainer looks at its rings' next slots there, which a writer fills
+    /// before it rings: ShmPort::sleep), saying whether the spin ended it; `None` at the timeout.
+    pub(crate) fn wait(
+        &self,
+        seen: u32,
+        spin: Duration,
+        timeout: Duration,
+        ready: impl Fn() -> bool,
+    ) -> Option<Waited> {
         let b = self.bell();
         if spin_until(spin.min(timeout), || ready() || b.bell.load(Ordering::Acquire) != seen) {
-            return true;
+            return Some(Waited::InSpin);
         }
         b.sleepers.fetch_add(1, Ordering::SeqCst);
         if b.bell.load(Ordering::SeqCst) == seen {
             futex::wait(&b.bell, seen, Some(timeout));
         }
         b.sleepers.fetch_sub(1, Ordering::SeqCst);
-        b.bell.load(Ordering::Acquire) != seen
+        (b.bell.load(Ordering::Acquire) != seen).then_some(Waited::Slept)
     }
 
     /// The reader thread: waits until a ring it must drain (the bell moved past `seen` with no
@@ -301,7 +307,11 @@ mod tests {
         owned.enter_drainer();
         let seen = owned.current();
         let start = Instant::now();
-        assert!(owned.wait(seen, Duration::from_secs(5), Duration::from_secs(5), || true), "ready ends the spin");
+        assert_eq!(
+            owned.wait(seen, Duration::from_secs(5), Duration::from_secs(5), || true),
+            Some(Waited::InSpin),
+            "ready ends the spin"
+        );
         assert!(start.elapsed() < Duration::from_secs(4));
         remote.ring_sample();
         let kicked = owned.bell().reader.load(Ordering::SeqCst);
@@ -336,7 +346,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(30));
         remote.ring();
         let (rang, took) = drainer.join().unwrap();
-        assert!(rang && took < Duration::from_secs(4));
+        assert!(rang == Some(Waited::Slept) && took < Duration::from_secs(4), "{rang:?} after {took:?}");
         // The reader thread still sleeps: the drainer has it. Leaving without having drained the
         // last ring kicks it.
         std::thread::sleep(Duration::from_millis(30));
@@ -345,7 +355,7 @@ mod tests {
         assert!(reader.join().unwrap() < Duration::from_secs(4));
         // Nobody rings: a drainer's wait ends at its timeout.
         let seen = owned.current();
-        assert!(!owned.wait(seen, Duration::from_micros(2), Duration::from_millis(10), || false));
+        assert_eq!(owned.wait(seen, Duration::from_micros(2), Duration::from_millis(10), || false), None);
         owned.unlink();
     }
 
@@ -410,7 +420,7 @@ mod tests {
         owned.leave_drainer(owned.current(), || true);
         // A drainer never polls past its timeout.
         let start = Instant::now();
-        assert!(!owned.wait(owned.current(), Duration::MAX, Duration::from_millis(20), || false));
+        assert_eq!(owned.wait(owned.current(), Duration::MAX, Duration::from_millis(20), || false), None);
         assert!(start.elapsed() < Duration::from_secs(4));
         owned.unlink();
     }

@@ -77,7 +77,10 @@ struct RingHeader {
     committed: AtomicU64,
     /// Pins being taken or held, by all readers (the writer looks for pins only when non-zero).
     pinned: AtomicU64,
-    _pad0: [u64; 2],
+    /// One past the last position the writer skipped (0: none): below it, a slot whose stamp is
+    /// of an older lap may hide a skipped position, and only `head` tells ([`RingView::beyond`]).
+    skipped_to: AtomicU64,
+    _pad0: u64,
     /// Positions below are published.
     head: AtomicU64,
     _pad1: [u64; 7],
@@ -359,6 +362,9 @@ impl RingView {
             // lines of their own that the writer would have to hand over too.
             let mut s1 = slot.stamp.load(Ordering::Acquire);
             if s1 != want {
+                if self.not_yet(pos, s1) {
+                    return None;
+                }
                 let head = h.head.load(Ordering::Acquire);
                 if pos >= head {
                     return None;
@@ -444,9 +450,21 @@ impl RingView {
         self.slot(cur.pos).stamp.load(Ordering::Relaxed) == 2 * cur.pos + 2
     }
 
-    /// Whether samples wait at the cursor (a cheap look, no copy).
+    /// Whether samples wait at the cursor (a cheap look, no copy): the slot's stamp when it says
+    /// so, `head` otherwise.
     pub(crate) fn has_unread(&self, cur: &ReaderCursor) -> bool {
-        cur.pos < self.header().head.load(Ordering::Acquire)
+        let s = self.slot(cur.pos).stamp.load(Ordering::Acquire);
+        s == 2 * cur.pos + 2 || (!self.not_yet(cur.pos, s) && cur.pos < self.header().head.load(Ordering::Acquire))
+    }
+
+    /// Whether the slot stamp `s` of position `pos` proves that `pos` is not published yet: the
+    /// slot was last written on an earlier lap and the writer never skipped a position from `pos`
+    /// on (a skipped position leaves its slot as it was). A polling reader finds its next slot
+    /// this way, in lines that stay in its cache, instead of reading `head`, a line the writer
+    /// writes on every publish: one cache-line hand-over less per sample on a busy reader's path.
+    /// A position skipped after this look is found at the next one: the writer rings after it.
+    fn not_yet(&self, pos: u64, s: u64) -> bool {
+        s < 2 * pos + 1 && self.header().skipped_to.load(Ordering::Acquire) <= pos
     }
 }
 

@@ -248,6 +248,8 @@ impl RingWriter {
     /// find its stamp wrong and count it lost).
     pub(super) fn skip_position(&self, st: &mut WriterState) {
         st.head += 1;
+        // Before `head`: a reader that sees the new head sees the skip too (RingView::not_yet).
+        self.view.header().skipped_to.store(st.head, Ordering::Release);
         self.view.header().head.store(st.head, Ordering::Release);
     }
 }

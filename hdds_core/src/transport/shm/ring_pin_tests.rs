@@ -73,6 +73,34 @@ fn keep_last_writer_never_rewrites_a_pinned_sample_and_keeps_going_around_it() {
     assert_eq!(f.w.lock().live.len(), 4);
 }
 
+/// A skipped position leaves its slot with a stamp of an earlier lap, which alone would read as
+/// "not published yet": a reader stopped there still finds the samples after it, also once the
+/// pin that caused the skip is gone.
+#[test]
+fn a_reader_at_a_skipped_position_goes_past_it() {
+    let (f, me, mut cur) = matched(12, cfg(4, 1 << 16, false), &[&payload(1, 64)]);
+    let (sn, pin) = pinned(&f.r, &mut cur, me).unwrap();
+    assert_eq!(sn, 1);
+    for sn in 2..=4 {
+        f.w.publish(&desc(sn), &payload(sn, 64), None).unwrap();
+    }
+    for want in 2..=4 {
+        assert_eq!(f.r.read_next(&mut cur, me).map(|(d, _)| d.sn), Some(want));
+    }
+    assert!(f.r.commit(&mut cur));
+    assert!(!f.r.has_unread(&cur), "nothing published at position 4 yet");
+    // Position 4 goes in the pinned sample's slot: skipped; sn 5 takes position 5.
+    assert_eq!(f.w.publish(&desc(5), &payload(5, 64), None).unwrap(), 5);
+    drop(pin);
+    assert!(f.r.has_unread(&cur), "the skip hides the sample after it");
+    let (d, data) = f.r.read_next(&mut cur, me).expect("the sample after the skipped position");
+    assert_eq!(d.sn, 5);
+    assert!(whole(5, &data));
+    assert_eq!(cur.lost, 1, "the skipped position counts as lost");
+    assert!(f.r.read_next(&mut cur, me).is_none());
+    assert!(!f.r.has_unread(&cur));
+}
+
 #[test]
 fn keep_last_writer_drops_for_readers_hoarding_every_slot_and_never_blocks() {
     let (f, me, mut cur) = matched(8, cfg(2, 1 << 16, false), &[&payload(1, 64), &payload(2, 64)]);

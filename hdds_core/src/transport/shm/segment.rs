@@ -33,7 +33,7 @@ pub const SHM_DIR: &str = "/dev/shm";
 pub const NAME_PREFIX: &str = "hdds_";
 const MAGIC: u64 = u64::from_le_bytes(*b"HDDS-SHM");
 /// Bumped whenever the layout of any segment kind changes: peers with another version do not attach.
-pub const LAYOUT_VERSION: u32 = 4;
+pub const LAYOUT_VERSION: u32 = 5;
 /// A file whose header never became valid (its creator died while creating it) is removed once it
 /// is this old; younger ones may still be in creation.
 const HALF_MADE_GRACE: Duration = Duration::from_secs(30);
