@@ -245,14 +245,16 @@ def human_size(n):
     )
 
 
+def shown_ratio(v, limit):
+    """A ratio as a report shows it: two decimals, three next to the limit (1.004 misses 1.0 and
+    must not read "1.00, NOT met")."""
+    return f"{v:.3f}" if abs(v - limit) < 0.005 else f"{v:.2f}"
+
+
 def ratios_row(values, limit, at_most=True, labels=None):
     """'a · b · c' of the ratios, and the verdict against the limit for all of them (naming the
     labels that miss it)."""
-    # Three decimals next to the limit: 1.004 misses 1.0 and must not read "1.00, NOT met".
-    shown = " · ".join(
-        "n/a" if v is None else (f"{v:.3f}" if abs(v - limit) < 0.005 else f"{v:.2f}")
-        for v in values
-    )
+    shown = " · ".join("n/a" if v is None else shown_ratio(v, limit) for v in values)
     known = [v for v in values if v is not None]
     if not known:
         return shown, "not measured"

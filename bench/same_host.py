@@ -36,6 +36,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ros_compare_report import shown_ratio  # noqa: E402  (next to this script)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KIB, MIB = 1024, 1024 * 1024
 SIZES = [64, 4 * KIB, MIB, 4 * MIB]
@@ -199,7 +202,7 @@ def write_md(path, doc):
             f"CPU {doc['cpus'][1]}." if doc.get("cpus") else "Two-process rows unpinned (one CPU)."), "",
          "## Targets (issue 4), as ratios of p50", "", "| ratio | measured | target | met |", "|---|---|---|---|"]
     for what, r, lim in doc["targets"]:
-        L.append(f"| {what} | {r:.2f} | ≤ {lim} | {'yes' if r <= lim else 'NO'} |")
+        L.append(f"| {what} | {shown_ratio(r, lim)} | ≤ {lim} | {'yes' if r <= lim else 'NO'} |")
     L += ["", "Other ratios (no target): " + "; ".join(f"{w} {r:.2f}" for w, r in information(agg)), ""]
     L += ["", "## Intra-process (one process, two threads; 64 B)", "",
           "| run | p50 | p99 | CPU/msg | p50 per repeat |", "|---|---|---|---|---|"]
@@ -333,7 +336,7 @@ def main():
         write_md(a.out + ".md", doc)
     print(f"wrote {a.out}.json" + ("" if a.only else f" and {a.out}.md") + f" in {doc['wall_s']} s")
     for what, r, lim in doc["targets"]:
-        print(f"  {what}: {r:.2f} (target ≤ {lim}) {'met' if r <= lim else 'MISSED'}")
+        print(f"  {what}: {shown_ratio(r, lim)} (target ≤ {lim}) {'met' if r <= lim else 'MISSED'}")
 
 
 if __name__ == "__main__":
