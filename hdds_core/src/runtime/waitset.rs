@@ -111,7 +111,7 @@ impl WaitCore {
     }
 
     /// Doorbell mode: sleeps on `port`'s doorbell, draining its rings at each wake-up, until
-    /// signalled (true) or `deadline` passes (false); each sleep spins first while `spin` has not
+    /// signalled or `deadline` passes; each sleep spins first while `spin` has not
     /// passed since the call (a ring that readies nothing, the writer's own or another reader's,
     /// does not end the spinning): `Some` when signalled, saying whether it slept, `None` at the
     /// deadline. Also returns the doorbell count up to which everything was drained.

@@ -17,7 +17,9 @@
 //! - **Seqlock.** A descriptor's `stamp` is `2p+2` once position `p` is published and `2p+1` while
 //!   it is written or once it is freed. A reader copies the descriptor and the payload, then checks
 //!   that the stamp did not move (fences on both sides); if it did, the writer replaced the sample
-//!   while it was copied, and the copy is thrown away (counted as lost). Readers never trust a
+//!   while it was copied, and the copy is thrown away (counted as lost). A stamp of an earlier lap
+//!   says "not published yet" by itself, unless the writer skipped a position from there on
+//!   (`skipped_to`, [`RingView::not_yet`]). Readers never trust a
 //!   value of the shared memory: offsets and lengths are checked against the arena first.
 //! - **Cursors.** A reader entry holds the reader's GUID and its cursor: the next position it will
 //!   read, tagged with the entry's generation in the top 16 bits. The writer fills an entry when it
