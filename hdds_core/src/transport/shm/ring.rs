@@ -80,7 +80,7 @@ struct RingHeader {
     /// Pins being taken or held, by all readers (the writer looks for pins only when non-zero).
     pinned: AtomicU64,
     /// One past the last position the writer skipped (0: none): below it, a slot whose stamp is
-    /// of an older lap may hide a skipped position, and only `head` tells ([`RingView::beyond`]).
+    /// of an older lap may hide a skipped position, and only `head` tells ([`RingView::not_yet`]).
     skipped_to: AtomicU64,
     _pad0: u64,
     /// Positions below are published.
