@@ -682,8 +682,13 @@ impl RingWriter {
         };
         let head = back.offset + back.len;
         if back.offset >= front.offset {
-            // Not wrapped: prefer the start of the arena, so that its first pages are reused.
-            if front.offset >= size {
+            // Not wrapped: after the newest sample while the pages are there already; else back at
+            // the start if it fits, so that the first pages are reused before more are committed.
+            // (Wrapping whenever the start had room left a gap of one sample there: two small
+            // samples live, one each side, made a 64-slot ring full.)
+            if head + size <= st.committed {
+                Some(head)
+            } else if front.offset >= size {
                 Some(0)
             } else if head + size <= arena {
                 Some(head)
