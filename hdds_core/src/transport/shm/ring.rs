@@ -436,6 +436,13 @@ impl RingView {
                 cur.lost += 1;
                 continue;
             }
+            // Still served: the writer frees what its readers have read without marking the slots
+            // (RingWriter::free_read_by_all), so the stamp above does not tell a reader it removed
+            // that the bytes it copied were reused. Its entry's generation does (a line only this
+            // reader and, at a removal, the writer write). Its commit fails next.
+            if self.entry(cur.index).cursor.load(Ordering::Relaxed) >> POS_BITS != cur.gen {
+                return None;
+            }
             return Some((desc, Read::Copied(data)));
         }
     }
@@ -673,6 +680,34 @@ impl RingWriter {
         true
     }
 
+    /// Frees the live samples below `read_by_all`, which every reader has read. While no pin is
+    /// held or being taken, no reader looks at them any more: each publishes its cursor only after
+    /// its copies, and pins only at its cursor (a reader removed since looks at its generation
+    /// after each copy, and a pin checks it too). Their slots then keep their stamps (the marking
+    /// store of [`RingWriter::try_free`] is a SeqCst store into a line the reader holds, a
+    /// hand-over each: 16 of them at every lazy free, `lazy_free_below`) and only `oldest` moves.
+    /// A slot's old stamp still reads "not yet" for its next lap ([`RingView::not_yet`]).
+    fn free_read_by_all(&self, st: &mut WriterState, read_by_all: u64) {
+        let h = self.view.header();
+        if h.pinned.load(Ordering::SeqCst) == 0 {
+            let n = st.live.iter().take_while(|l| l.pos < read_by_all).count();
+            if n > 0 {
+                st.live.drain(..n);
+                h.oldest.store(st.live.front().map_or(st.head, |l| l.pos), Ordering::Release);
+                // A reader removed since (not counted in `read_by_all`) may still copy these bytes:
+                // the generation its removal stored is ordered before their reuse, and it looks at
+                // it after its copy (RingView::read_next_racing).
+                fence(Ordering::Release);
+            }
+            return;
+        }
+        while st.live.front().is_some_and(|l| l.pos < read_by_all) {
+            if !self.try_free(st, 0) {
+                break;
+            }
+        }
+    }
+
     /// Where a payload of `size` bytes (rounded) fits in the arena now, if anywhere.
     fn place(&self, st: &WriterState, size: usize) -> Option<usize> {
         let arena = self.view.layout.arena_len;
@@ -737,11 +772,7 @@ impl RingWriter {
             return Ok(Room::Ok(at));
         }
         let read_by_all = self.min_cursor(st, false);
-        while st.live.front().is_some_and(|l| l.pos < read_by_all) {
-            if !self.try_free(st, 0) {
-                break;
-            }
-        }
+        self.free_read_by_all(st, read_by_all);
         let mut dead_released = false;
         loop {
             let holder = self.holder_of_head_slot(st);

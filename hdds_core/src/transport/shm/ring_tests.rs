@@ -275,10 +275,37 @@ fn a_removed_reader_is_told_and_its_entry_reused() {
     f.w.publish(&desc(1), b"1", None).unwrap();
     assert!(f.w.remove_reader(a));
     f.w.add_reader(b, true).unwrap();
-    assert!(f.r.read_next(&mut ca, a).is_some());
+    assert!(f.r.read_next(&mut ca, a).is_none(), "a removed reader reads nothing more");
     assert!(!f.r.commit(&mut ca), "the entry now belongs to b");
     assert!(f.r.find_reader(a).is_none());
     assert!(f.r.find_reader(b).is_some());
+}
+
+/// What every reader has read is freed without marking its slot (no pin held), so only its
+/// entry's generation tells a reader removed meanwhile that the bytes it copied were reused.
+#[test]
+fn a_reader_removed_while_it_copies_throws_the_copy_away() {
+    let f = fixture(24, cfg(64, 8192, false));
+    let (a, b) = (reader_guid(1), reader_guid(2));
+    f.w.add_reader(a, true).unwrap();
+    f.w.add_reader(b, true).unwrap();
+    let mut cb = f.r.find_reader(b).unwrap();
+    f.w.publish(&desc(1), &[1u8; 4000], None).unwrap();
+    assert_eq!(drain(&f.r, &mut cb, b).len(), 1);
+    let mut ca = f.r.find_reader(a).unwrap();
+    let mut done = false;
+    let got = f.r.read_next_racing(&mut ca, a, 0, 0, || {
+        if !std::mem::replace(&mut done, true) {
+            // a goes; b reads on, and sample 3 reuses sample 1's bytes (the arena holds two).
+            assert!(f.w.remove_reader(a));
+            f.w.publish(&desc(2), &[2u8; 4000], None).unwrap();
+            assert_eq!(drain(&f.r, &mut cb, b).len(), 1);
+            f.w.publish(&desc(3), &[3u8; 4000], None).unwrap();
+        }
+    });
+    assert_eq!(f.r.slot(0).stamp.load(Ordering::Relaxed), 2, "sample 1's slot was left as it was");
+    assert!(got.is_none(), "the removed reader handed out sample {:?}", got.map(|g| g.0.sn));
+    assert!(!f.r.commit(&mut ca));
 }
 
 #[test]
