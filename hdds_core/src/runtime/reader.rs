@@ -102,6 +102,9 @@ pub(crate) struct ReaderShared {
     pub(crate) deadline: Option<Deadline>,
     /// Held while the filter runs, so that replacing it waits for a running call.
     filter: Mutex<Option<Arc<SampleFilter>>>,
+    /// Whether `filter` holds one (set under its lock): a reader without one, nearly every
+    /// reader, takes no lock for it per sample.
+    filtered: AtomicBool,
     /// Arrivals refused because the KEEP_ALL history held `keep_all_max` untaken samples
     /// ([`Reader::history_refusals`]).
     history_refused: AtomicU64,
@@ -197,6 +200,7 @@ impl Reader {
             events: Arc::default(),
             deadline: Deadline::new(qos.deadline),
             filter: Mutex::new(None),
+            filtered: AtomicBool::new(false),
             history_refused: AtomicU64::new(0),
             full: AtomicBool::new(false),
             pin_from: AtomicUsize::new(usize::MAX),
@@ -437,6 +441,7 @@ impl Reader {
             st.queue.retain(|s| !s.info.valid_data || f(s.payload()));
             self.shared.note_fill(&st);
         }
+        self.shared.filtered.store(filter.is_some(), Ordering::Release);
         *slot = filter;
     }
 }
@@ -560,9 +565,9 @@ impl ReaderShared {
     }
 
     /// [`Self::wake`], given whether a thread sleeps in `wait_for_data`, read under the history
-    /// lock after the push (a same-process write reads it while it pushes: one lock, not two, of
-    /// a line the taking thread uses too).
-    fn wake_with(&self, waiting: bool) {
+    /// lock after the push (a same-process write and a shared-memory drain read it while they
+    /// push: one lock, not two, of a line the taking thread uses too).
+    pub(crate) fn wake_with(&self, waiting: bool) {
         self.arrivals.fetch_add(1, Ordering::Release);
         if waiting {
             self.data_available.notify_all();
@@ -573,7 +578,9 @@ impl ReaderShared {
     /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
     /// always pass: the filter looks at data.
     fn passes_filter(&self, sample: &Sample) -> bool {
-        if !sample.info.valid_data {
+        // A delivery that misses a filter being set is one that raced with the set: as if it had
+        // come just before it (the lock below does not order them more than that either).
+        if !sample.info.valid_data || !self.filtered.load(Ordering::Acquire) {
             return true;
         }
         match &*lock(&self.filter) {
@@ -587,7 +594,7 @@ impl ReaderShared {
     /// (keyed topics of other vendors) and empty payloads are not samples a keyless reader can hand
     /// out; a keyed reader hands disposals and unregistrations out without data.
     pub(crate) fn deliver_remote(&self, d: Delivery, now: Timestamp) -> bool {
-        self.deliver_remote_pinned(d, None, now)
+        self.deliver_remote_pinned(d, None, now).is_some()
     }
 
     /// From which payload size same-host samples may stay in their writer's ring until taken
@@ -598,16 +605,18 @@ impl ReaderShared {
         (self.keys.is_none() && from != usize::MAX).then_some(from)
     }
 
-    /// [`Self::deliver_remote`] of a same-host sample whose payload stays pinned in its writer's
-    /// ring (`d.payload` is then empty; keyless readers only, [`Self::pin_from`]).
-    pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> bool {
+    /// [`Self::deliver_remote`] of a same-host sample, whose payload may stay pinned in its
+    /// writer's ring (`d.payload` is then empty; keyless readers only, [`Self::pin_from`]). When
+    /// it was added: whether a thread sleeps in `wait_for_data` (for [`Self::wake_with`], which
+    /// then needs no second look under the history lock).
+    pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> Option<bool> {
         let status = StatusInfo(d.meta.status_info);
         let pinned = pin.map(Arc::new);
         let empty = pinned.as_ref().map_or(d.payload.is_empty(), |p| p.bytes().is_empty());
         let key_hash = match &self.keys {
-            None if !status.is_alive() || empty => return false,
+            None if !status.is_alive() || empty => return None,
             None => None,
-            Some(_) if status.is_alive() && empty => return false,
+            Some(_) if status.is_alive() && empty => return None,
             Some(k) => k.identify(d.meta.key_hash, status, &d.payload),
         };
         let sample = Sample {
@@ -625,9 +634,9 @@ impl ReaderShared {
             },
         };
         if !self.passes_filter(&sample) {
-            return false;
+            return None;
         }
-        self.push(sample).is_some()
+        self.push(sample).map(|p| p.waiting)
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {

@@ -248,8 +248,10 @@ impl Writer {
         if may_block {
             self.wait_intra_room(blocking_until)?;
         }
-        if let (Some(shm), false) = (&self.shared.shm, in_ring) {
-            // Before anything is numbered or sent: a time-out leaves no reader with the sample.
+        // Before anything is numbered or sent: a time-out or a refusal leaves no reader with the
+        // sample. (KEEP_LAST: the ring's publish below comes first anyway, as the machine numbers
+        // every sample at once, and tells the same refusals before anything else happens.)
+        if let (Some(shm), false, None) = (&self.shared.shm, in_ring, self.shared.qos.depth()) {
             shm.wait_room(payload.len(), blocking_until)?;
         }
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);

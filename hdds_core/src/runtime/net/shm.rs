@@ -209,6 +209,7 @@ impl ShmPort {
                 },
             };
             let mut read = 0;
+            let mut waiting = false;
             loop {
                 if held_back(&s.reader) {
                     backlog = s.view.has_unread(cur);
@@ -225,16 +226,19 @@ impl ShmPort {
                         RingPayload::Copied(data) => (data, None),
                         RingPayload::Pinned(pin) => (Arc::from(&[][..]), Some(pin)),
                     };
-                    s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), pin, crate::time::now());
+                    let added = s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), pin, crate::time::now());
+                    waiting |= added == Some(true);
                 } else {
                     let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
-                    s.reader.deliver_remote(delivery(s.writer, desc, data), crate::time::now());
+                    let added =
+                        s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), None, crate::time::now());
+                    waiting |= added == Some(true);
                 }
                 read += 1;
             }
             if read > 0 {
                 // Once for everything this ring held, as the receive thread does per datagram.
-                s.reader.wake();
+                s.reader.wake_with(waiting);
                 if let Some(renewed) = renewed.as_mut().filter(|r| !r.contains(&s.writer)) {
                     renewed.push(s.writer);
                 }
