@@ -9,15 +9,19 @@
 //!   slot `position % slots`. Positions below `head` are published; those below `oldest` are gone.
 //!   The descriptor holds the writer's sequence number, timestamps and identities.
 //! - **Arena.** Payloads are allocated first-in first-out, in position order, and freed the same
-//!   way, so the free space is one gap: an allocation goes at offset 0 whenever it fits before the
-//!   oldest live payload (and when nothing is live), else after the newest one. The arena's pages
-//!   are therefore reused from the start, and the memory a writer really uses stays near the bytes
-//!   in flight even though its virtual size is large. Pages are allocated ([`Segment::commit`])
+//!   way, so the free space is one gap: an allocation goes after the newest payload while the pages
+//!   already allocated there hold it, else at offset 0 if it fits before the oldest live payload
+//!   (and when nothing is live), else after the newest one. The arena's pages are therefore reused
+//!   from the start, and the memory a writer really uses stays near the bytes in flight (plus one
+//!   commit step) even though its virtual size is large. Pages are allocated ([`Segment::commit`])
 //!   before the writer first touches them.
 //! - **Seqlock.** A descriptor's `stamp` is `2p+2` once position `p` is published and `2p+1` while
-//!   it is written or once it is freed. A reader copies the descriptor and the payload, then checks
-//!   that the stamp did not move (fences on both sides); if it did, the writer replaced the sample
-//!   while it was copied, and the copy is thrown away (counted as lost). A stamp of an earlier lap
+//!   it is written or once it is freed before every reader read it. A reader copies the descriptor
+//!   and the payload, then checks that the stamp did not move (fences on both sides); if it did, the
+//!   writer replaced the sample while it was copied, and the copy is thrown away (counted as lost).
+//!   A sample every reader has read is freed without a mark while no pin is held (nobody looks at
+//!   it: [`RingWriter::free_read_by_all`]); a reader the writer removed meanwhile finds that out
+//!   from its entry's generation, which it checks after each copy too. A stamp of an earlier lap
 //!   says "not published yet" by itself, unless the writer skipped a position from there on
 //!   (`skipped_to`, [`RingView::not_yet`]). Readers never trust a
 //!   value of the shared memory: offsets and lengths are checked against the arena first.
@@ -911,7 +915,8 @@ impl RingWriter {
         self.commit_to(&mut st, at + size)?;
         // SAFETY: at + len <= at + size <= committed <= arena_len: inside the mapped, allocated
         // arena. No live sample owns these bytes (room() placed them in the free gap); readers
-        // may still be copying a freed sample that lay here, which their stamp check discards.
+        // may still be copying a freed sample that lay here, which their stamp check (or, for a
+        // removed reader, its generation check) discards.
         unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), self.view.arena().add(at), payload.len()) };
         Ok(self.stamp(&mut st, desc, Live { pos: 0, offset: at, len: size }, payload.len()))
     }
