@@ -5,15 +5,16 @@
 //! timestamp), and `clock_gettime(CLOCK_REALTIME)` costs 24-45 ns on this project's VMs: a good
 //! part of a 0.4 µs same-host hop. So where the kernel itself keeps time with the CPU's
 //! time-stamp counter, each thread reads the counter (10 ns) and extrapolates from an anchor, a
-//! pair (counter, system clock) it takes again every millisecond ([`tsc`]).
+//! pair (counter, system clock) it takes again every millisecond (the private module `tsc` has
+//! the details).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Nanoseconds since 1970-01-01T00:00:00Z.
 pub type Timestamp = i64;
 
-/// The wall-clock time now, as DDS source timestamps use it: the system clock, or within tens of
-/// nanoseconds of it where the time-stamp counter serves ([`tsc`]).
+/// The wall-clock time now, as DDS source timestamps use it: the system clock, or within about
+/// 100 ns of it where the time-stamp counter serves.
 pub fn now() -> Timestamp {
     #[cfg(target_arch = "x86_64")]
     {
