@@ -215,25 +215,23 @@ impl ShmPort {
                     backlog = s.view.has_unread(cur);
                     break;
                 }
-                if let Some(pin_from) = s.reader.pin_from() {
+                let (desc, data, pin) = if let Some(pin_from) = s.reader.pin_from() {
                     // The application takes loans or reads in place: leave a payload that large in
                     // the ring, pinned, when the reader still has a pin word free (reader_loan.rs).
                     let budget = s.view.pin_budget();
                     let Some((desc, got)) = s.view.read_next_pinned(cur, s.reader.guid, budget, pin_from) else {
                         break;
                     };
-                    let (data, pin) = match got {
-                        RingPayload::Copied(data) => (data, None),
-                        RingPayload::Pinned(pin) => (Arc::from(&[][..]), Some(pin)),
-                    };
-                    let added = s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), pin, crate::time::now());
-                    waiting |= added == Some(true);
+                    match got {
+                        RingPayload::Copied(data) => (desc, data, None),
+                        RingPayload::Pinned(pin) => (desc, Arc::from(&[][..]), Some(pin)),
+                    }
                 } else {
                     let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
-                    let added =
-                        s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), None, crate::time::now());
-                    waiting |= added == Some(true);
-                }
+                    (desc, data, None)
+                };
+                let added = s.reader.deliver_remote_pinned(delivery(s.writer, desc, data), pin, crate::time::now());
+                waiting |= added == Some(true);
                 read += 1;
             }
             if read > 0 {
