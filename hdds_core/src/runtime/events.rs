@@ -70,6 +70,11 @@ pub(crate) fn run_listeners() {
 }
 
 impl Events {
+    /// Whether a data listener is set (each arrival then queues its call).
+    pub(crate) fn has_data_listener(&self) -> bool {
+        self.data_listener.is_set()
+    }
+
     /// A sample was added to the reader's history: queues the data listener's call. The attached
     /// wait sets are notified by `ReaderShared::wake`, once per datagram on the receive thread.
     pub(crate) fn sample_added(self: &Arc<Self>) {

@@ -18,6 +18,7 @@ use super::instances::{self, InstanceState, ReaderKeys};
 use super::liveliness::count_writer;
 use super::net::endpoint::{ReaderInput, ReaderMachine, ReaderPort};
 use super::net::send::Outbox;
+use super::net::shm::Spun;
 use super::net::{bump, lock, Counters, Network};
 use super::participant::{EndpointOptions, Participant};
 use super::sample::{Sample, SampleInfo};
@@ -276,6 +277,48 @@ impl Reader {
         s
     }
 
+    /// Takes the oldest sample, waiting up to `timeout` for one: `take`, then `wait_for_data`, in a
+    /// loop, until a sample comes or the time is up (`None`).
+    ///
+    /// With same-host writers, while the wait spins (busy polling, or the participant's
+    /// `wait_spin` while samples come often), a sample published in one of the reader's rings is
+    /// read from the ring straight into the returned sample: it never enters the history, so no
+    /// push and pop, no wake-up and no wait set lie on its path ([`ShmPort::spin_take`] says when
+    /// that holds; otherwise the sample goes through the history as it would after
+    /// `wait_for_data`). The spin is the one `wait_for_data` would make, with the same bound and
+    /// pace; after it the thread sleeps on the participant's doorbell as `wait_for_data` does.
+    ///
+    /// [`ShmPort::spin_take`]: super::net::shm::ShmPort::spin_take
+    pub fn take_timeout(&self, timeout: Duration) -> Option<Sample> {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            if let Some(s) = self.take() {
+                return Some(s);
+            }
+            let left = match deadline {
+                Some(d) => d.checked_duration_since(Instant::now()).filter(|l| !l.is_zero())?,
+                None => Duration::MAX,
+            };
+            let Some(port) = self.shm_port() else {
+                self.wait_for_data(left);
+                continue;
+            };
+            let taken = self.pace.wait_if_waited(self.shared.wait_spin, |_, spin| {
+                match port.spin_take(&self.shared, spin.min(left)) {
+                    Spun::Taken(s) => (s, Waited::InSpin),
+                    Spun::Other => (None, Waited::InSpin),
+                    Spun::Nothing => {
+                        self.wait_on_doorbell(left, false);
+                        (None, Waited::Slept)
+                    }
+                }
+            });
+            if taken.is_some() {
+                return taken;
+            }
+        }
+    }
+
     /// Waits until a sample is available or `timeout` passes; true when one is available.
     ///
     /// Wake-up model: with same-host writers, as a wait set in doorbell mode (below). Otherwise
@@ -285,20 +328,30 @@ impl Reader {
     /// when a waiter is counted, so a sample caught by the spin costs the writer no syscall.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
         if self.shm_port().is_some() {
-            // Same-host writers: wait as a wait set does, on the participant's doorbell, so that a
-            // sample wakes this thread directly (runtime/waitset.rs, doorbell mode).
-            let mut entry = [super::waitset::WaitEntry::new(super::waitset::Target::ReaderData(self))];
-            return match self.data_wait.try_lock() {
-                Ok(mut ws) => ws.wait(&mut entry[..], Some(timeout)),
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().wait(&mut entry[..], Some(timeout)),
-                // Another thread waits on this reader: a wait set of our own.
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    super::waitset::WaitSet::new().wait(&mut entry[..], Some(timeout))
-                }
-            };
+            return self.wait_on_doorbell(timeout, true);
         }
         self.pace
             .wait_if_waited(self.shared.wait_spin, |start, spin| self.sleep_for_data(start, spin.min(timeout), timeout))
+    }
+
+    /// `wait_for_data` with same-host writers: wait as a wait set does, on the participant's
+    /// doorbell, so that a sample wakes this thread directly (runtime/waitset.rs, doorbell mode);
+    /// without the wait set's spin when `spin` is false (the caller spun already).
+    fn wait_on_doorbell(&self, timeout: Duration, spin: bool) -> bool {
+        let mut entry = [super::waitset::WaitEntry::new(super::waitset::Target::ReaderData(self))];
+        let mut wait = |ws: &mut super::waitset::WaitSet| {
+            if spin {
+                ws.wait(&mut entry[..], Some(timeout))
+            } else {
+                ws.wait_without_spin(&mut entry[..], timeout)
+            }
+        };
+        match self.data_wait.try_lock() {
+            Ok(mut ws) => wait(&mut ws),
+            Err(std::sync::TryLockError::Poisoned(p)) => wait(&mut p.into_inner()),
+            // Another thread waits on this reader: a wait set of our own.
+            Err(std::sync::TryLockError::WouldBlock) => wait(&mut super::waitset::WaitSet::new()),
+        }
     }
 
     /// `wait_for_data` without same-host writers: spin up to `spin`, then sleep on the condition
@@ -610,6 +663,13 @@ impl ReaderShared {
     /// it was added: whether a thread sleeps in `wait_for_data` (for [`Self::wake_with`], which
     /// then needs no second look under the history lock).
     pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> Option<bool> {
+        let sample = self.remote_sample(d, pin, now)?;
+        self.push(sample).map(|p| p.waiting)
+    }
+
+    /// The sample a remote delivery makes for this reader, received at `now`: `None` for what it
+    /// does not hand out (a keyless reader's disposals, an empty payload, what its filter refuses).
+    pub(crate) fn remote_sample(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> Option<Sample> {
         let status = StatusInfo(d.meta.status_info);
         let pinned = pin.map(Arc::new);
         let empty = pinned.as_ref().map_or(d.payload.is_empty(), |p| p.bytes().is_empty());
@@ -633,10 +693,33 @@ impl ReaderShared {
                 related_sample_identity: d.meta.related_sample_identity,
             },
         };
-        if !self.passes_filter(&sample) {
-            return None;
+        self.passes_filter(&sample).then_some(sample)
+    }
+
+    /// Whether a same-host sample may skip the history and go straight to a thread that takes it
+    /// ([`super::net::shm::ShmPort::spin_take`]): the history is empty (what it holds comes
+    /// first), the topic is keyless (a keyed reader's depth counts per instance), no data
+    /// listener waits for arrivals, and no writer's LIFESPAN is finite (`take` drops expired
+    /// samples from the history).
+    pub(crate) fn takes_directly(&self) -> bool {
+        if self.keys.is_some() || self.events.has_data_listener() {
+            return false;
         }
-        self.push(sample).map(|p| p.waiting)
+        let st = self.lock();
+        st.queue.is_empty() && st.lifespans.is_empty()
+    }
+
+    /// A sample that skipped the history ([`Self::takes_directly`]) was taken: what an arrival
+    /// does besides the push (the DEADLINE watchdog).
+    pub(crate) fn taken_directly(&self) {
+        if let Some(d) = &self.deadline {
+            watchdog::schedule(d.renew(Instant::now()));
+        }
+    }
+
+    /// How many times samples arrived ([`Self::wake_with`]): a spinning wait looks for a change.
+    pub(crate) fn arrivals(&self) -> u32 {
+        self.arrivals.load(Ordering::Acquire)
     }
 
     pub(crate) fn record_mismatch(&self, e: MatchError) {

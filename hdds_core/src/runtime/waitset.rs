@@ -336,6 +336,13 @@ impl WaitSet {
         any
     }
 
+    /// [`WaitSet::wait`] for up to `timeout` (`Duration::MAX`: forever) without its spin, and
+    /// without recording anything in the pace: for a caller that spun already
+    /// (`Reader::take_timeout`).
+    pub(crate) fn wait_without_spin<L: WaitList + ?Sized>(&mut self, entries: &mut L, timeout: Duration) -> bool {
+        self.wait_from(Instant::now(), Duration::ZERO, entries, Some(timeout)).0
+    }
+
     /// The wait proper: whether an entry is ready, and how long it had to wait for one.
     fn wait_from<L: WaitList + ?Sized>(
         &mut self,

@@ -13,9 +13,10 @@
 //! - `intra-floor-condvar`: the same with a std mutex + condition variable mailbox instead of a
 //!   channel (information: the floor is the crossbeam one);
 //! - `intra-same-thread`: write then take on the same thread (no wake-up), per pair;
-//! - `shm`: two processes, ping-pong through shared memory, each side sleeping in
-//!   `Reader::wait_for_data` (`--busy`: `ParticipantConfig::busy_polling()`, the readers poll;
-//!   `--spin-us N`: `ParticipantConfig::wait_spin`, the engine's default otherwise);
+//! - `shm`: two processes, ping-pong through shared memory, each side waiting in
+//!   `Reader::take_timeout` (`--busy`: `ParticipantConfig::busy_polling()`, the readers poll and
+//!   take straight from the ring; `--spin-us N`: `ParticipantConfig::wait_spin`, the engine's
+//!   default otherwise; `--spin-us 0`: they sleep at once on the doorbell);
 //! - `floor-futex`, `floor-cacheline`, `floor-futex-copy`: two processes handing a counter back
 //!   and forth through one shared mapping: sleeping on a futex; spinning on a cache line; sleeping
 //!   on a futex with the payload copied into the mapping by the sender and out of it by the
@@ -130,18 +131,7 @@ fn qos() -> Qos {
     Qos { history: History::KeepLast(4), ..Qos::default() }
 }
 
-fn take_one(r: &Reader, timeout: Duration) -> Option<hdds_core::Sample> {
-    let end = Instant::now() + timeout;
-    loop {
-        if let Some(s) = r.take() {
-            return Some(s);
-        }
-        let left = end.checked_duration_since(Instant::now())?;
-        r.wait_for_data(left);
-    }
-}
-
-/// [`take_one`] as a loan.
+/// `Reader::take_timeout` as a loan.
 fn take_loan_one(r: &Reader, timeout: Duration) -> Option<hdds_core::ReaderLoan> {
     let end = Instant::now() + timeout;
     loop {
@@ -162,7 +152,7 @@ fn intra(a: &Args) {
     let total = a.count + WARMUP;
     let echo = std::thread::spawn(move || {
         for _ in 0..total {
-            let s = take_one(&r_ping, Duration::from_secs(5)).expect("ping");
+            let s = r_ping.take_timeout(Duration::from_secs(5)).expect("ping");
             w_pong.write(&s.data).unwrap();
         }
     });
@@ -175,7 +165,7 @@ fn intra(a: &Args) {
         }
         let t = Instant::now();
         w_ping.write(&payload).unwrap();
-        take_one(&r_pong, Duration::from_secs(5)).expect("pong");
+        r_pong.take_timeout(Duration::from_secs(5)).expect("pong");
         if i >= WARMUP {
             lat.push(t.elapsed().as_secs_f64() * 1e6 / 2.0);
         }
@@ -388,7 +378,7 @@ fn shm_echo(a: &Args, tag: &str) {
             w.write(&pong).unwrap();
             continue;
         }
-        let Some(s) = take_one(&r, Duration::from_secs(10)) else {
+        let Some(s) = r.take_timeout(Duration::from_secs(10)) else {
             eprintln!("echo: no ping {i}");
             break;
         };
@@ -440,7 +430,7 @@ fn shm(a: &Args) {
             payload[4..8].copy_from_slice(&(i as u32).to_le_bytes());
             w.write(&payload).unwrap();
         }
-        let Some(s) = take_one(&r, Duration::from_secs(10)) else {
+        let Some(s) = r.take_timeout(Duration::from_secs(10)) else {
             eprintln!("no pong for ping {i}");
             std::process::exit(2);
         };
@@ -455,8 +445,9 @@ fn shm(a: &Args) {
     let (echo_cpu, echo_lat, read_in_place) = echo_result(child, out);
     let stats = p.network_stats().unwrap();
     let extra = format!(
-        ", \"shm_samples_read\": {}, \"shm_reader_thread_wakeups\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
+        ", \"shm_samples_read\": {}, \"shm_direct_takes\": {}, \"shm_reader_thread_wakeups\": {}, \"loan_in_shm\": {}, \"reader_loans_in_shm\": {}",
         stats.shm_samples_read,
+        stats.shm_direct_takes,
         stats.shm_reader_thread_wakeups,
         loan && in_shm,
         read_in_place

@@ -122,6 +122,9 @@ pub struct NetStats {
     pub shm_samples_written: u64,
     /// Samples our readers took out of other processes' rings.
     pub shm_samples_read: u64,
+    /// Of those, the samples a waiting thread took straight from the ring
+    /// ([`crate::Reader::take_timeout`] while it spins): no history, no wake-up on their path.
+    pub shm_direct_takes: u64,
     /// Samples a writer replaced before our reader read them (KEEP_LAST rings).
     pub shm_samples_lost: u64,
     /// Same-host endpoints we could not attach to (their segment could not be opened, or a ring
@@ -411,6 +414,7 @@ impl Network {
             shm_active: self.shm.is_some(),
             shm_samples_written: s(|c| &c.samples_written),
             shm_samples_read: s(|c| &c.samples_read),
+            shm_direct_takes: s(|c| &c.direct_takes),
             shm_samples_lost: s(|c| &c.samples_lost),
             shm_attach_failures: s(|c| &c.attach_failures),
             shm_udp_fallbacks: g(&c.shm_udp_fallbacks),

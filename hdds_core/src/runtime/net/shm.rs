@@ -32,9 +32,10 @@ use crate::qos::{Durability, Qos};
 use crate::rtps::{Delivery, MatchedReader, SampleMeta};
 use crate::runtime::events::run_listeners;
 use crate::runtime::reader::ReaderShared;
+use crate::runtime::sample::Sample;
 use crate::runtime::status::SAMPLE_LOST;
 use crate::runtime::writer::WriterShared;
-use crate::spin::{Pace, Waited};
+use crate::spin::{spin_until, Pace, Waited};
 use crate::transport::shm::doorbell::Doorbell;
 use crate::transport::shm::ring::{ReaderCursor, RingPayload, RingView, SampleDesc};
 use crate::transport::shm::segment::{self, Liveness, NAME_PREFIX};
@@ -241,17 +242,7 @@ impl ShmPort {
                     renewed.push(s.writer);
                 }
             }
-            bump(&self.counters.samples_read, read);
-            if cur.lost > 0 {
-                bump(&self.counters.samples_lost, cur.lost);
-                let lost = i32::try_from(cur.lost).unwrap_or(i32::MAX);
-                s.reader.events.update(SAMPLE_LOST, |st| st.add_total(lost));
-                cur.lost = 0;
-            }
-            if !s.view.commit(cur) {
-                // The writer detached us (it may match us again: look for a new entry).
-                s.cursor = None;
-            }
+            self.settle(s, read);
         }
         drop(sources);
         if let Some(mut renewed) = renewed {
@@ -261,6 +252,117 @@ impl ShmPort {
             }
         }
         backlog
+    }
+
+    /// After `read` samples were read from `s`: counts them, reports what the reader missed
+    /// (SAMPLE_LOST) and publishes its cursor.
+    fn settle(&self, s: &mut Source, read: u64) {
+        bump(&self.counters.samples_read, read);
+        let Some(cur) = s.cursor.as_mut() else { return };
+        if cur.lost > 0 {
+            bump(&self.counters.samples_lost, cur.lost);
+            let lost = i32::try_from(cur.lost).unwrap_or(i32::MAX);
+            s.reader.events.update(SAMPLE_LOST, |st| st.add_total(lost));
+            cur.lost = 0;
+        }
+        if !s.view.commit(cur) {
+            // The writer detached us (it may match us again: look for a new entry).
+            s.cursor = None;
+        }
+    }
+
+    /// A busy reader's wait and take in one ([`crate::Reader::take_timeout`]): registered as a
+    /// drainer, it looks for up to `spin` at the next slot of `reader`'s rings, at the reader's
+    /// arrivals by other paths and at the doorbell. A sample published in one of its rings goes
+    /// straight from the ring to the caller when nothing else decides its fate
+    /// ([`ShmPort::take_direct`]). Anything else (a ring for another reader, a backlog, an arrival
+    /// by another path, a signal) is drained as a wait set in doorbell mode drains it, and left to
+    /// the caller's `take`.
+    ///
+    /// Why: a sample that a wait set drains is pushed into the history, wakes the wait set, which
+    /// looks at every entry, returns, and the history is popped: a dozen lock round trips and the
+    /// wait set's lines between seeing the sample and handing it over, most of the busy-polling
+    /// hop (results/same_host_notes.md).
+    pub(crate) fn spin_take(&self, reader: &Arc<ReaderShared>, spin: Duration) -> Spun {
+        if spin.is_zero() {
+            return Spun::Nothing;
+        }
+        let arrivals = reader.arrivals();
+        self.enter_drainer();
+        let seen = self.bell();
+        let came = spin_until(spin, || {
+            self.next_published_for(reader) || reader.arrivals() != arrivals || self.doorbell.rung_since(seen)
+        });
+        let spun = if !came {
+            Spun::Nothing
+        } else if let Some(taken) = self.take_direct(reader) {
+            Spun::Taken(taken)
+        } else {
+            self.drain();
+            Spun::Other
+        };
+        // Not `drained`: a direct take drained only the reader's own ring. The reader thread is
+        // kicked if any ring rang since `seen` still holds something.
+        self.leave_drainer(seen);
+        run_listeners();
+        spun
+    }
+
+    /// Whether one of `reader`'s rings has published its next sample (a spin's look: no lock
+    /// wait, as [`ShmPort::next_published`]).
+    fn next_published_for(&self, reader: &Arc<ReaderShared>) -> bool {
+        let Ok(sources) = self.sources.try_lock() else { return false };
+        sources
+            .iter()
+            .any(|s| Arc::ptr_eq(&s.reader, reader) && s.cursor.as_ref().is_some_and(|c| s.view.next_published(c)))
+    }
+
+    /// Reads `reader`'s next same-host sample out of its ring for a thread that takes it now
+    /// ([`ShmPort::spin_take`]): `Some(sample)`, or `Some(None)` when what it read is not handed
+    /// out (a disposal of a keyless topic, a sample its filter refuses, one replaced meanwhile).
+    /// `None` when the sample must go through the history instead: the reader does not take
+    /// directly ([`ReaderShared::takes_directly`]: its history holds samples, it is keyed, has a
+    /// data listener or writers with a LIFESPAN), it has no ring with exactly this one sample
+    /// waiting (with more, the history's depth decides which stay: the one read is pushed and the
+    /// caller drains the rest), or manual liveliness leases are tracked (a drain renews them).
+    fn take_direct(&self, reader: &Arc<ReaderShared>) -> Option<Option<Sample>> {
+        if self.leases.tracking() {
+            return None;
+        }
+        let mut sources = lock(&self.sources);
+        // Under `sources`, so that no drain moves this reader's samples into its history meanwhile.
+        if !reader.takes_directly() {
+            return None;
+        }
+        let mut waiting = sources
+            .iter_mut()
+            .filter(|s| Arc::ptr_eq(&s.reader, reader) && s.cursor.as_ref().is_some_and(|c| s.view.has_unread(c)));
+        let s = waiting.next()?;
+        if waiting.next().is_some() {
+            return None;
+        }
+        let cur = s.cursor.as_mut()?;
+        let Some((desc, data)) = s.view.read_next(cur, reader.guid) else {
+            self.settle(s, 0);
+            return Some(None);
+        };
+        let more = s.view.has_unread(cur);
+        let (d, now) = (delivery(s.writer, desc, data), crate::time::now());
+        let taken = if more {
+            if let Some(waiting) = reader.deliver_remote_pinned(d, None, now) {
+                reader.wake_with(waiting);
+            }
+            None
+        } else {
+            let sample = reader.remote_sample(d, None, now);
+            if sample.is_some() {
+                reader.taken_directly();
+                bump(&self.counters.direct_takes, 1);
+            }
+            Some(sample)
+        };
+        self.settle(s, 1);
+        taken
     }
 
     /// A ring for local writer `guid`.
@@ -322,6 +424,16 @@ impl ShmPort {
         let n = segment::reclaim_stale(&segment::participant_name_prefix(prefix));
         bump(&self.counters.segments_reclaimed, n as u64);
     }
+}
+
+/// What [`ShmPort::spin_take`] found.
+pub(crate) enum Spun {
+    /// A sample read straight from its ring (`None`: what was read is not handed out; look again).
+    Taken(Option<Sample>),
+    /// Something else came and was drained into the histories: the caller's `take` looks.
+    Other,
+    /// Nothing within the spin.
+    Nothing,
 }
 
 /// A sample read from a ring, as the RTPS machines hand theirs over: one delivery path for both.

@@ -116,6 +116,12 @@ impl Doorbell {
         self.bell().bell.load(Ordering::SeqCst)
     }
 
+    /// Whether the bell rang since count `seen` (a spinning drainer's look; Acquire: what the
+    /// ringing writer published before it rang is visible once this says yes).
+    pub(crate) fn rung_since(&self, seen: u32) -> bool {
+        self.bell().bell.load(Ordering::Acquire) != seen
+    }
+
     /// Wakes whoever will drain the owner's readers now (a writer matched one of them, or one
     /// attached to a ring): a drainer if one waits, else the reader thread, with a syscall only
     /// when that one sleeps.

@@ -23,6 +23,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) struct Counters {
     pub(crate) samples_written: AtomicU64,
     pub(crate) samples_read: AtomicU64,
+    pub(crate) direct_takes: AtomicU64,
     pub(crate) samples_lost: AtomicU64,
     pub(crate) attach_failures: AtomicU64,
     pub(crate) segments_reclaimed: AtomicU64,
