@@ -71,6 +71,8 @@ def configs(quick, cpus=None):
         ("intra-same-thread", "hdds", 64, ["intra-same-thread", "--size", "64", "--count", "20000"]),
         ("floor-futex", "hdds", 0, ["floor-futex", "--count", str(count_for(64, quick))] + pin),
         ("floor-cacheline", "hdds", 0, ["floor-cacheline", "--count", str(5 * count_for(64, quick))] + pin),
+        ("floor-cacheline-copy-64", "hdds", 64,
+         ["floor-cacheline-copy", "--size", "64", "--count", str(5 * count_for(64, quick))] + pin),
     ]
     for s in SIZES:
         n = str(count_for(s, quick))
@@ -182,6 +184,8 @@ def information(agg):
     return [("intra-process across threads / std mutex + condvar hand-off", p("intra") / p("intra-floor-condvar")),
             ("intra-process with wait_spin = 0 (sleeping at once) / its floor", p("intra-nospin") / p("intra-floor")),
             ("shm 64 B with the default wait_spin / futex wake-up floor", p("shm-default-64") / p("floor-futex")),
+            ("shm busy-polling 64 B / cache-line + two copies floor (the counter's line and the payload's cross)",
+             p("shm-busy-64") / p("floor-cacheline-copy-64")),
             ("loan 64 B / shm sleeping 64 B by copy", p("loan-64") / p("shm-sleep-64")),
             ("loan 4 MiB / loan 64 B after 1 ms of writer work (the reader as idle as for 4 MiB)",
              p(f"loan-{4 * MIB}") / p("loan-64-paced")),
@@ -228,8 +232,11 @@ def write_md(path, doc):
           "sleeping column above uses `wait_spin = 0`): " + (lambda a: f"{fmt(a['p50_us'])} / {fmt(a['p99_us'])} / "
           f"{fmt(a['cpu_us_per_msg'])}" if a else "n/a")(agg.get("shm-default-64"))]
     L += ["", "| floor (two processes, no payload) | p50 | p99 | CPU/msg |", "|---|---|---|---|"]
-    for k, label in [("floor-futex", "futex wake-up"), ("floor-cacheline", "cache-line ping-pong (both spin)")]:
-        a = agg[k]
+    for k, label in [("floor-futex", "futex wake-up"), ("floor-cacheline", "cache-line ping-pong (both spin)"),
+                     ("floor-cacheline-copy-64", "cache-line ping-pong + two copies of a 64 B payload (both spin)")]:
+        a = agg.get(k)
+        if not a:
+            continue
         L.append(f"| {label} | {fmt(a['p50_us'])} | {fmt(a['p99_us'])} | {fmt(a['cpu_us_per_msg'])} |")
     L += ["", "## Loans (publish of a filled loaned sample → reader holds it; two processes, sleeping reader)", "",
           "| size | p50 | p99 | CPU/msg (per message, pong included) |", "|---|---|---|---|"]
@@ -251,14 +258,17 @@ HOW = """- `intra`: one participant without network, a writer and reader on `pin
   buffer itself (moved, no copy); the receiver blocks in `recv` (crossbeam spins, yields, then
   parks). The second floor hands the buffer over through a std `Mutex<Option<Vec>>` + `Condvar`.
 - `shm`: two processes (the second is the first started again), shared memory on by default,
-  KEEP_LAST 4 reliable; sleeping readers wait in `Reader::wait_for_data` with `wait_spin = 0`
-  (doorbell futex, no spin; the futex floors do not spin either); `shm-default-64` keeps the
-  default 5 µs spin; busy-polling readers use `ParticipantConfig::busy_polling()` (poll up to
-  10 ms, then sleep). By copy: the writer copies into its ring, the reader copies out into the sample.
+  KEEP_LAST 4 reliable; both sides take with `Reader::take_timeout`. Sleeping readers have
+  `wait_spin = 0` (doorbell futex, no spin; the futex floors do not spin either); `shm-default-64`
+  keeps the default 5 µs spin; busy-polling readers use `ParticipantConfig::busy_polling()` (poll
+  up to 10 ms, then sleep; a sample found while polling is read from the ring straight into the
+  taken sample). By copy: the writer copies into its ring, the reader copies out into the sample.
 - floors: a shared mapping under /dev/shm with two 32-bit words; `futex`: each side sleeps in
   FUTEX_WAIT until the other's FUTEX_WAKE; `cacheline`: each side spins on the word;
   `futex-copy`: as `futex`, with the payload copied into the mapping by the sender and out of it
-  by the receiver.
+  by the receiver; `cacheline-copy`: as `cacheline`, with those copies (the payload's line crosses
+  besides the counter's, as a sample's must: a 64 B payload and the flag saying it is there do not
+  fit one 64-byte line).
 - `loan`: the writer loans `size` bytes (`Writer::loan`: a slot of its shared-memory ring), fills
   it, writes CLOCK_MONOTONIC into its last 8 bytes, publishes; the reader takes a loan
   (`Reader::take_loan`: the payload read in place in the writer's ring, pinned, no copy), reads the

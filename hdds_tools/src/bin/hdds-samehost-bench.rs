@@ -17,10 +17,12 @@
 //!   `Reader::take_timeout` (`--busy`: `ParticipantConfig::busy_polling()`, the readers poll and
 //!   take straight from the ring; `--spin-us N`: `ParticipantConfig::wait_spin`, the engine's
 //!   default otherwise; `--spin-us 0`: they sleep at once on the doorbell);
-//! - `floor-futex`, `floor-cacheline`, `floor-futex-copy`: two processes handing a counter back
-//!   and forth through one shared mapping: sleeping on a futex; spinning on a cache line; sleeping
-//!   on a futex with the payload copied into the mapping by the sender and out of it by the
-//!   receiver (two copies per direction, as a copying shared-memory transport must do);
+//! - `floor-futex`, `floor-cacheline`, `floor-futex-copy`, `floor-cacheline-copy`: two processes
+//!   handing a counter back and forth through one shared mapping: sleeping on a futex; spinning on
+//!   a cache line; sleeping on a futex with the payload copied into the mapping by the sender and
+//!   out of it by the receiver (two copies per direction, as a copying shared-memory transport
+//!   must do); spinning, with those copies (the payload's lines cross besides the counter's: what
+//!   a busy-polling transport's sample must at least cost);
 //! - `loan`: two processes; the writer borrows a loan, fills it, stamps CLOCK_MONOTONIC into it as
 //!   the last byte it writes, publishes; the reader takes a loan (`Reader::take_loan`: the payload
 //!   read in place in the writer's ring) and reads the clock as soon as it holds it (one-way
@@ -542,8 +544,8 @@ impl FloorMap {
 }
 
 fn floor(a: &Args) {
-    let spin = a.mode == "floor-cacheline";
-    let copy = a.mode == "floor-futex-copy";
+    let spin = a.mode.starts_with("floor-cacheline");
+    let copy = a.mode.ends_with("-copy");
     let size = if copy { a.size } else { 0 };
     let total = (a.count + WARMUP) as u32;
     let mut private = vec![0u8; size];
@@ -647,11 +649,11 @@ fn main() {
         "intra-floor-condvar" => intra_floor_condvar(&a),
         "intra-same-thread" => intra_same_thread(&a),
         "shm" | "loan" => shm(&a),
-        "floor-futex" | "floor-cacheline" | "floor-futex-copy" => floor(&a),
+        "floor-futex" | "floor-cacheline" | "floor-futex-copy" | "floor-cacheline-copy" => floor(&a),
         _ => {
             eprintln!(
                 "usage: hdds-samehost-bench intra|intra-floor|intra-floor-condvar|intra-same-thread|shm|loan|floor-futex|\
-                 floor-cacheline|floor-futex-copy [--size BYTES] [--count N] [--busy] [--cpus A,B]"
+                 floor-cacheline|floor-futex-copy|floor-cacheline-copy [--size BYTES] [--count N] [--busy] [--cpus A,B]"
             );
             std::process::exit(2);
         }
