@@ -272,10 +272,11 @@ impl ShmPort {
     }
 
     /// A busy reader's wait and take in one ([`crate::Reader::take_timeout`]): registered as a
-    /// drainer, it looks for up to `spin` at the next slot of `reader`'s rings, at the reader's
-    /// arrivals by other paths and at the doorbell. A sample published in one of its rings goes
-    /// straight from the ring to the caller when nothing else decides its fate
-    /// ([`ShmPort::take_direct`]). Anything else (a ring for another reader, a backlog, an arrival
+    /// drainer, it looks for up to `spin` at the next slot of every attached ring (as a wait set's
+    /// spin does: the participant's other readers' samples end it too, and are drained), at the
+    /// reader's arrivals by other paths and at the doorbell. A sample published in one of the
+    /// reader's rings goes straight from the ring to the caller when nothing else decides its fate
+    /// ([`ShmPort::take_direct`]). Anything else (another reader's sample, a backlog, an arrival
     /// by another path, a signal) is drained as a wait set in doorbell mode drains it, and left to
     /// the caller's `take`.
     ///
@@ -291,7 +292,7 @@ impl ShmPort {
         self.enter_drainer();
         let seen = self.bell();
         let came = spin_until(spin, || {
-            self.next_published_for(reader) || reader.arrivals() != arrivals || self.doorbell.rung_since(seen)
+            self.next_published() || reader.arrivals() != arrivals || self.doorbell.rung_since(seen)
         });
         let spun = if !came {
             Spun::Nothing
@@ -306,15 +307,6 @@ impl ShmPort {
         self.leave_drainer(seen);
         run_listeners();
         spun
-    }
-
-    /// Whether one of `reader`'s rings has published its next sample (a spin's look: no lock
-    /// wait, as [`ShmPort::next_published`]).
-    fn next_published_for(&self, reader: &Arc<ReaderShared>) -> bool {
-        let Ok(sources) = self.sources.try_lock() else { return false };
-        sources
-            .iter()
-            .any(|s| Arc::ptr_eq(&s.reader, reader) && s.cursor.as_ref().is_some_and(|c| s.view.next_published(c)))
     }
 
     /// Reads `reader`'s next same-host sample out of its ring for a thread that takes it now
