@@ -23,8 +23,13 @@ fn participant(domain_id: u32, busy: bool) -> Participant {
     net_participant_with(config, |c| c.shared_memory = SharedMemoryConfig::default())
 }
 
-fn matched(w: &Writer, r: &Reader) -> bool {
-    wait_until(Duration::from_secs(5), || w.matched_reader_count() >= 1 && r.matched_writer_count() >= 1)
+/// A reliable KEEP_ALL writer on `topic` in `a` and a reader with `qos` in `b`, matched.
+fn pair(a: &Participant, b: &Participant, topic: &str, qos: Qos) -> (Writer, Reader) {
+    let w = a.create_writer(topic, T, keep_all()).unwrap();
+    let r = b.create_reader(topic, T, qos).unwrap();
+    let matched = || w.matched_reader_count() >= 1 && r.matched_writer_count() >= 1;
+    assert!(wait_until(Duration::from_secs(5), matched), "{topic}: the writer and reader did not match");
+    (w, r)
 }
 
 fn counter(s: &hdds_core::Sample) -> u32 {
@@ -37,9 +42,8 @@ fn counter(s: &hdds_core::Sample) -> u32 {
 fn paced_exchange(domain: u32, busy: bool, n: u32) -> (Vec<u32>, u64) {
     let a = participant(domain, busy);
     let b = participant(domain, busy);
-    let w = a.create_writer("t/direct", T, keep_all()).unwrap();
-    let r = Arc::new(b.create_reader("t/direct", T, keep_all()).unwrap());
-    assert!(matched(&w, &r));
+    let (w, r) = pair(&a, &b, "t/direct", keep_all());
+    let r = Arc::new(r);
     let taken = Arc::new(AtomicU32::new(0));
     let taker = {
         let (r, taken) = (Arc::clone(&r), Arc::clone(&taken));
@@ -86,9 +90,8 @@ fn bursts_to_a_spinning_taker_stay_in_order_and_complete() {
     const BURST: u32 = 5;
     let a = participant(223, true);
     let b = participant(223, true);
-    let w = a.create_writer("t/bursts", T, keep_all()).unwrap();
-    let r = Arc::new(b.create_reader("t/bursts", T, keep_all()).unwrap());
-    assert!(matched(&w, &r));
+    let (w, r) = pair(&a, &b, "t/bursts", keep_all());
+    let r = Arc::new(r);
     let taker = {
         let r = Arc::clone(&r);
         std::thread::spawn(move || {
@@ -116,10 +119,7 @@ fn bursts_to_a_spinning_taker_stay_in_order_and_complete() {
 fn the_history_depth_holds_for_samples_that_waited() {
     let a = participant(224, true);
     let b = participant(224, true);
-    let w = a.create_writer("t/depth", T, keep_all()).unwrap();
-    let q = Qos { history: History::KeepLast(3), ..Qos::default() };
-    let r = b.create_reader("t/depth", T, q).unwrap();
-    assert!(matched(&w, &r));
+    let (w, r) = pair(&a, &b, "t/depth", Qos { history: History::KeepLast(3), ..Qos::default() });
     for i in 0..10 {
         w.write(&counter_payload(i)).unwrap();
     }
@@ -140,8 +140,8 @@ fn a_data_listener_hears_every_sample_a_spinning_taker_takes() {
     const N: u32 = 100;
     let a = participant(225, true);
     let b = participant(225, true);
-    let w = a.create_writer("t/listened", T, keep_all()).unwrap();
-    let r = Arc::new(b.create_reader("t/listened", T, keep_all()).unwrap());
+    let (w, r) = pair(&a, &b, "t/listened", keep_all());
+    let r = Arc::new(r);
     let heard = Arc::new(AtomicU32::new(0));
     {
         let heard = Arc::clone(&heard);
@@ -149,7 +149,6 @@ fn a_data_listener_hears_every_sample_a_spinning_taker_takes() {
             heard.fetch_add(1, Ordering::Relaxed);
         })));
     }
-    assert!(matched(&w, &r));
     let taker = {
         let r = Arc::clone(&r);
         std::thread::spawn(move || (0..N).filter_map(|_| r.take_timeout(Duration::from_secs(5))).count())
@@ -169,11 +168,9 @@ fn a_data_listener_hears_every_sample_a_spinning_taker_takes() {
 fn the_other_readers_of_the_participant_are_served_while_one_spins() {
     let a = participant(226, true);
     let b = participant(226, true);
-    let w_x = a.create_writer("t/x", T, keep_all()).unwrap();
-    let w_y = a.create_writer("t/y", T, keep_all()).unwrap();
-    let r_x = Arc::new(b.create_reader("t/x", T, keep_all()).unwrap());
-    let r_y = b.create_reader("t/y", T, keep_all()).unwrap();
-    assert!(matched(&w_x, &r_x) && matched(&w_y, &r_y));
+    let (w_x, r_x) = pair(&a, &b, "t/x", keep_all());
+    let (w_y, r_y) = pair(&a, &b, "t/y", keep_all());
+    let r_x = Arc::new(r_x);
     let spinner = {
         let r_x = Arc::clone(&r_x);
         std::thread::spawn(move || r_x.take_timeout(Duration::from_secs(3)).map(|s| counter(&s)))
@@ -196,9 +193,7 @@ fn the_other_readers_of_the_participant_are_served_while_one_spins() {
 fn take_timeout_returns_none_after_its_timeout() {
     let a = participant(227, true);
     let b = participant(227, true);
-    let w = a.create_writer("t/quiet", T, keep_all()).unwrap();
-    let r = b.create_reader("t/quiet", T, keep_all()).unwrap();
-    assert!(matched(&w, &r));
+    let (_w, r) = pair(&a, &b, "t/quiet", keep_all());
     let lone = b.create_reader("t/nobody", T, keep_all()).unwrap();
     for reader in [&r, &lone] {
         let t = Instant::now();
