@@ -603,9 +603,7 @@ impl ReaderShared {
         let waiting = st.waiters > 0;
         drop(st);
         self.events.sample_added();
-        if let Some(d) = &self.deadline {
-            watchdog::schedule(d.renew(Instant::now()));
-        }
+        self.renew_deadline();
         Some(Pushed { waiting, replaced })
     }
 
@@ -709,9 +707,9 @@ impl ReaderShared {
         st.queue.is_empty() && st.lifespans.is_empty()
     }
 
-    /// A sample that skipped the history ([`Self::takes_directly`]) was taken: what an arrival
-    /// does besides the push (the DEADLINE watchdog).
-    pub(crate) fn taken_directly(&self) {
+    /// A sample arrived (pushed, or taken straight from a ring, [`Self::takes_directly`]): the
+    /// DEADLINE period starts again.
+    pub(crate) fn renew_deadline(&self) {
         if let Some(d) = &self.deadline {
             watchdog::schedule(d.renew(Instant::now()));
         }

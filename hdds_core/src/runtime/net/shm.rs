@@ -348,7 +348,7 @@ impl ShmPort {
         } else {
             let sample = reader.remote_sample(d, None, now);
             if sample.is_some() {
-                reader.taken_directly();
+                reader.renew_deadline();
                 bump(&self.counters.direct_takes, 1);
             }
             Some(sample)
