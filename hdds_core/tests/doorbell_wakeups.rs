@@ -62,8 +62,8 @@ fn samples_for_a_waiting_thread_do_not_wake_the_reader_thread() {
     reader.join().unwrap();
     let after = pb.network_stats().unwrap();
     assert_eq!(after.shm_samples_read - before.shm_samples_read, u64::from(SAMPLES), "all came through shared memory");
-    // The run lasts ~0.2-1 s: the reader thread's 100 ms idle timeout accounts for up to ~10
-    // wake-ups, a late re-entry into the wait for a few more; one per sample (100) is the bug.
+    // The run lasts ~0.2-1 s: the reader thread's 1 s idle timeout accounts for a wake-up or two,
+    // a late re-entry into the wait for a few more; one per sample (100) is the bug.
     let wakeups = after.shm_reader_thread_wakeups - before.shm_reader_thread_wakeups;
     assert!(wakeups < u64::from(SAMPLES) / 3, "the reader thread woke {wakeups} times for {SAMPLES} samples");
 }
@@ -87,4 +87,18 @@ fn two_threads_waiting_on_one_reader_both_wake() {
         let s = r.take().expect("the sample");
         assert_eq!(s.data[..], [round; 64][..]);
     }
+}
+
+/// An idle participant's reader thread sleeps until something rings: a matched ring with nothing
+/// published wakes it at most once a second (its timeout is a net, not a poll). At the old 100 ms
+/// poll this counted 15 wake-ups; every idle ROS node paid them.
+#[test]
+fn an_idle_reader_thread_sleeps() {
+    let (_pa, pb, _w, _r) = matched_over_shm(195, "idle");
+    // Let the match's rings settle, then count over 1.5 s of silence.
+    std::thread::sleep(Duration::from_millis(200));
+    let before = pb.network_stats().unwrap().shm_reader_thread_wakeups;
+    std::thread::sleep(Duration::from_millis(1500));
+    let wakeups = pb.network_stats().unwrap().shm_reader_thread_wakeups - before;
+    assert!(wakeups <= 3, "the idle reader thread woke {wakeups} times in 1.5 s");
 }

@@ -141,7 +141,7 @@ pub struct NetStats {
     /// Segments of dead processes removed.
     pub shm_segments_reclaimed: u64,
     /// Times the participant's shared-memory reader thread woke up (a ring while no application
-    /// thread waited, a kick, or its 100 ms timeout): samples for a waiting thread should not.
+    /// thread waited, a kick, or its 1 s timeout): samples for a waiting thread should not.
     pub shm_reader_thread_wakeups: u64,
 }
 

@@ -9,7 +9,7 @@
 //! - **The reader thread** (one per participant, `hdds-shm-*`) sleeps on the participant's
 //!   doorbell, drains every attached ring into its readers' histories (waking wait sets and
 //!   queueing listener calls, which it runs once no lock is held), publishes the cursors, and
-//!   sleeps again: spin first (the participant's `wait_spin`, `crate::spin`), then futex, 100 ms at
+//!   sleeps again: spin first (the participant's `wait_spin`, `crate::spin`), then futex, 1 s at
 //!   most (1 ms while a KEEP_ALL reader's queue is full, so that it goes on soon after the
 //!   application takes; [`SharedMemoryConfig::handoff`] while application threads drain in a loop:
 //!   standby, see `transport/shm/doorbell.rs`).
@@ -43,8 +43,11 @@ use crate::transport::shm::writer::{bump, Bells, Counters, ShmWriter};
 use crate::transport::shm::{self as shm, SharedMemoryConfig};
 use crate::wire::{Guid, GuidPrefix, VENDOR_ID_HDDS};
 
-/// How long the reader thread sleeps at most with nothing to do (it also notices a stop request).
-const IDLE_WAIT: Duration = Duration::from_millis(100);
+/// How long the reader thread sleeps at most with nothing to do. Only a net: every sample rings
+/// (a writer that rings no one has a drainer to serve it), a match rings, a stop kicks. It was
+/// 100 ms: ten wake-ups a second of every idle participant, 0.05 % of a core on this VM, as much
+/// as the rest of an idle ROS node's engine threads (results/ros_compare_notes.md, session 16).
+const IDLE_WAIT: Duration = Duration::from_secs(1);
 /// How long it sleeps at most while a KEEP_ALL reader's full queue holds a ring back.
 const BACKLOG_WAIT: Duration = Duration::from_millis(1);
 

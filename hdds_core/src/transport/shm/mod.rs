@@ -26,7 +26,7 @@
 //! only when that participant's thread sleeps). The reader's thread drains every ring it attached,
 //! delivering into the readers' histories (which wakes wait sets and runs listeners), then spins on
 //! its doorbell for at most the participant's `wait_spin` (as every wait does, `crate::spin`: only
-//! while samples come often) and sleeps in `futex_wait` until the next ring or 100 ms (1 ms while
+//! while samples come often) and sleeps in `futex_wait` until the next ring or 1 s (1 ms while
 //! a KEEP_ALL reader's queue is full). `wait_spin = Duration::MAX` polls without ever sleeping.
 //! An application thread waiting for one of the participant's readers (a wait set,
 //! `Reader::wait_for_data`) registers on the doorbell and drains the rings itself; writers then
