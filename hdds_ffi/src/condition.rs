@@ -2,20 +2,32 @@
 
 use hdds_core::GuardCondition;
 
+use crate::participant::HddsParticipant;
 use crate::ret::{arg, guard, guard_void, out, HddsRet};
 
 pub struct HddsGuardCondition {
     pub(crate) inner: GuardCondition,
 }
 
-/// Creates a guard condition (not triggered) and stores its handle in *out_condition. Thread-safe.
+/// Creates a guard condition (not triggered) and stores its handle in *out_condition. With a
+/// participant (not NULL), a trigger that wakes a thread sleeping in a wait yields the CPU to it
+/// when the participant's configuration asks for it (`wait.yield_after_wake`, on by default), as
+/// its writes do; with NULL it never yields. The condition does not keep the participant.
+/// Thread-safe.
 #[no_mangle]
-pub extern "C" fn hdds_guard_condition_create(out_condition: *mut *mut HddsGuardCondition) -> HddsRet {
+pub extern "C" fn hdds_guard_condition_create(
+    participant: *const HddsParticipant,
+    out_condition: *mut *mut HddsGuardCondition,
+) -> HddsRet {
     guard("hdds_guard_condition_create", || {
         if out_condition.is_null() {
             return Err(hdds_core::Error::bad_argument("out_condition is NULL"));
         }
-        let gc = Box::new(HddsGuardCondition { inner: GuardCondition::new() });
+        let inner = match participant.is_null() {
+            false => arg(participant, "participant")?.inner.create_guard_condition(),
+            true => GuardCondition::new(),
+        };
+        let gc = Box::new(HddsGuardCondition { inner });
         out(out_condition, "out_condition", Box::into_raw(gc))
     })
 }

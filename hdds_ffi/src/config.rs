@@ -43,6 +43,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "wait.spin_us",
         "microseconds a waiting thread spins before sleeping, while samples come often (0 to 1000), or busy",
     ),
+    (
+        "wait.yield_after_wake",
+        "true or false: a write that woke a sleeping reader thread of this process yields the CPU to it",
+    ),
     ("shm.handoff_us", "microseconds a sample may wait for the application thread that drains it (0 to 100000)"),
     ("limits.max_remote_participants", "remote participants kept; more are dropped and counted"),
     ("limits.max_remote_endpoints", "remote writers and readers kept; more are dropped and counted"),
@@ -114,6 +118,7 @@ pub struct Settings {
     pub shm_slots: Option<usize>,
     pub shm_max_readers: Option<usize>,
     pub wait_spin: Option<Duration>,
+    pub yield_after_wake: Option<bool>,
     pub shm_handoff: Option<Duration>,
     pub max_remote_participants: Option<usize>,
     pub max_remote_endpoints: Option<usize>,
@@ -233,6 +238,13 @@ fn parse_in(text: &str, origin: &str, unit: &str) -> Result<Settings> {
                     })? as u64)
                 })
             }
+            "wait.yield_after_wake" => {
+                s.yield_after_wake = Some(match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(bad("is not true or false")),
+                })
+            }
             "shm.handoff_us" => s.shm_handoff = Some(Duration::from_micros(count(0, 100_000)? as u64)),
             "limits.max_remote_participants" => s.max_remote_participants = Some(count(1, 1 << 24)?),
             "limits.max_remote_endpoints" => s.max_remote_endpoints = Some(count(1, 1 << 28)?),
@@ -278,6 +290,7 @@ impl Settings {
             pc.keep_all_max_samples = v;
         }
         set(&mut pc.wait_spin, self.wait_spin);
+        set(&mut pc.yield_after_wake, self.yield_after_wake);
         let Some(net) = net else { return Ok(()) };
         net.intra_process = self.transports.intra;
         let shm = &mut net.shared_memory;
@@ -314,12 +327,12 @@ mod tests {
     #[test]
     fn every_key_is_read_and_applied() {
         let text = "# comment\n\ntransport = shm , udp  # no intra\nshm.segment_bytes = 16MiB\nshm.slots = 8\n\
-                    shm.max_readers=4\nwait.spin_us = 5\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
+                    shm.max_readers=4\nwait.spin_us = 5\nwait.yield_after_wake = False\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
                     limits.max_remote_endpoints = 1_000\nlimits.keep_all_max_samples = 50\n\
                     limits.reassembly_max_sample_bytes = 1GiB\nlimits.reassembly_max_samples = 3\n\
                     limits.reassembly_max_samples_per_writer = 2\nlimits.reassembly_max_bytes = 64KiB\n";
         let s = parse(text, "f").unwrap();
-        assert_eq!(KEYS.len(), 13);
+        assert_eq!(KEYS.len(), 14);
         let mut pc = ParticipantConfig::default();
         let mut net = NetworkConfig::default();
         s.apply(&mut pc, Some(&mut net)).unwrap();
@@ -328,6 +341,8 @@ mod tests {
         assert_eq!(net.shared_memory.arena_bytes, 16 << 20);
         assert_eq!((net.shared_memory.slots, net.shared_memory.max_readers), (8, 4));
         assert_eq!(pc.wait_spin, Duration::from_micros(5));
+        assert!(!pc.yield_after_wake && ParticipantConfig::default().yield_after_wake, "on by default, off as set");
+        assert!(err("wait.yield_after_wake = 1").contains("key wait.yield_after_wake: \"1\" is not true or false"));
         assert_eq!(net.shared_memory.handoff, Duration::from_micros(200));
         assert_eq!((net.max_remote_participants, net.max_remote_endpoints), (10, 1000));
         let r = net.reassembly;

@@ -131,7 +131,7 @@ fn write_take_wait_listen_and_destroy_through_raw_pointers() {
     let mut ws = ptr::null_mut();
     let mut gc = ptr::null_mut();
     assert_eq!(hdds_waitset_create(&mut ws), HddsRet::Ok);
-    assert_eq!(hdds_guard_condition_create(&mut gc), HddsRet::Ok);
+    assert_eq!(hdds_guard_condition_create(std::ptr::null(), &mut gc), HddsRet::Ok);
     let mut entries = [
         HddsWaitEntry { kind: HDDS_WAIT_READER_DATA, handle: r.cast_const().cast(), status_mask: 0, ready: false },
         HddsWaitEntry { kind: HDDS_WAIT_GUARD, handle: gc.cast_const().cast(), status_mask: 0, ready: false },

@@ -35,7 +35,7 @@ static void *trigger_later(void *gc) {
 static void guard_condition_wakes_a_wait_and_is_reset(void) {
   HddsGuardCondition *gc = NULL;
   HddsWaitSet *ws = NULL;
-  CHECK(hdds_guard_condition_create(&gc) == HDDS_RET_OK && gc != NULL);
+  CHECK(hdds_guard_condition_create(NULL, &gc) == HDDS_RET_OK && gc != NULL);
   CHECK(hdds_waitset_create(&ws) == HDDS_RET_OK && ws != NULL);
   HddsWaitEntry e[1] = {{HDDS_WAIT_GUARD, gc, 0, true}};
   CHECK(hdds_waitset_wait(ws, e, 1, 0) == HDDS_RET_TIMEOUT && !e[0].ready);
@@ -96,7 +96,7 @@ static void reader_data_wakes_a_wait_and_calls_the_listener(void) {
   CHECK(hdds_reader_create(p, "c/ws/data", kType, NULL, &r) == HDDS_RET_OK);
   CHECK(hdds_writer_create(p, "c/ws/data", kType, NULL, &w) == HDDS_RET_OK);
   CHECK(hdds_waitset_create(&ws) == HDDS_RET_OK);
-  CHECK(hdds_guard_condition_create(&gc) == HDDS_RET_OK);
+  CHECK(hdds_guard_condition_create(NULL, &gc) == HDDS_RET_OK);
 
   static Counters c;
   CHECK(hdds_reader_set_data_listener(r, on_data, &c) == HDDS_RET_OK);
@@ -219,9 +219,9 @@ static void bad_arguments(void) {
   CHECK(hdds_reader_create(p, "c/ws/bad", kType, NULL, &r) == HDDS_RET_OK);
   CHECK(hdds_writer_create(p, "c/ws/bad", kType, NULL, &w) == HDDS_RET_OK);
   CHECK(hdds_waitset_create(&ws) == HDDS_RET_OK);
-  CHECK(hdds_guard_condition_create(&gc) == HDDS_RET_OK);
+  CHECK(hdds_guard_condition_create(NULL, &gc) == HDDS_RET_OK);
 
-  CHECK(hdds_guard_condition_create(NULL) == HDDS_RET_BAD_ARGUMENT && last_error_mentions("out_condition"));
+  CHECK(hdds_guard_condition_create(NULL, NULL) == HDDS_RET_BAD_ARGUMENT && last_error_mentions("out_condition"));
   CHECK(hdds_guard_condition_trigger(NULL) == HDDS_RET_BAD_ARGUMENT && last_error_mentions("condition"));
   CHECK(hdds_waitset_create(NULL) == HDDS_RET_BAD_ARGUMENT);
 

@@ -47,6 +47,12 @@ pub struct ParticipantConfig {
     /// [`ParticipantConfig::busy_polling`] polls 10 ms; `Duration::MAX` never sleeps (a core per
     /// waiting thread).
     pub wait_spin: Duration,
+    /// Whether a write that woke a thread of this process sleeping for one of its readers (an
+    /// executor in `rmw_wait`, a `Reader::wait_for_data`) yields the CPU once it is done, so that
+    /// the woken thread, which the kernel mostly queues on the writer's CPU, runs at once instead
+    /// of after the writer's next steps (`crate::runtime::handoff` has the model and the
+    /// measurements). True by default; false keeps the writer on its CPU (no `sched_yield`).
+    pub yield_after_wake: bool,
 }
 
 impl Default for ParticipantConfig {
@@ -56,6 +62,7 @@ impl Default for ParticipantConfig {
             user_data: Vec::new(),
             keep_all_max_samples: crate::runtime::writer::KEEP_ALL_MAX_SAMPLES,
             wait_spin: crate::spin::WAIT_SPIN,
+            yield_after_wake: true,
         }
     }
 }
@@ -110,6 +117,7 @@ pub(crate) struct ParticipantInner {
     graph: Arc<Graph>,
     pub(crate) keep_all_max_samples: usize,
     wait_spin: Duration,
+    yield_after_wake: bool,
 }
 
 impl Drop for ParticipantInner {
@@ -137,6 +145,7 @@ impl Participant {
                 graph: new_graph(&config, prefix, true),
                 keep_all_max_samples: config.keep_all_max_samples,
                 wait_spin: config.wait_spin,
+                yield_after_wake: config.yield_after_wake,
             }),
         })
     }
@@ -165,6 +174,7 @@ impl Participant {
                 graph,
                 keep_all_max_samples: config.keep_all_max_samples,
                 wait_spin: config.wait_spin,
+                yield_after_wake: config.yield_after_wake,
             }),
         })
     }
@@ -200,6 +210,17 @@ impl Participant {
     /// [`ParticipantConfig::wait_spin`].
     pub(crate) fn wait_spin(&self) -> Duration {
         self.inner.wait_spin
+    }
+
+    /// [`ParticipantConfig::yield_after_wake`].
+    pub(crate) fn yield_after_wake(&self) -> bool {
+        self.inner.yield_after_wake
+    }
+
+    /// A guard condition whose trigger hands the CPU to a thread it woke when the participant's
+    /// [`ParticipantConfig::yield_after_wake`] asks for it (as its writes do). Thread-safe.
+    pub fn create_guard_condition(&self) -> crate::GuardCondition {
+        crate::GuardCondition::with_yield_after_wake(self.inner.yield_after_wake)
     }
 
     pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {

@@ -622,6 +622,7 @@ impl ReaderShared {
         self.arrivals.fetch_add(1, Ordering::Release);
         if waiting {
             self.data_available.notify_all();
+            super::handoff::woke_a_sleeper();
         }
         self.events.waiters.notify();
     }

@@ -102,6 +102,7 @@ impl WaitCore {
             #[cfg(test)]
             self.notified.fetch_add(1, Ordering::SeqCst);
             self.cv.notify_one();
+            super::handoff::woke_a_sleeper();
         }
         if let Some((port, waiter)) = lock(&self.bell).as_ref() {
             if *waiter != std::thread::current().id() {

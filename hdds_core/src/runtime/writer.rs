@@ -84,6 +84,8 @@ pub(crate) struct WriterShared {
     pub(crate) shm: Option<ShmWriter>,
     /// The participant's KEEP_ALL history cap.
     keep_all_max: usize,
+    /// The participant's [`crate::ParticipantConfig::yield_after_wake`].
+    yield_after_wake: bool,
 }
 
 struct WriterState {
@@ -153,6 +155,7 @@ impl Writer {
             lease: Lease::new(&qos.liveliness, Instant::now()),
             shm,
             keep_all_max: participant.keep_all_max_samples(),
+            yield_after_wake: participant.yield_after_wake(),
         });
         if shared.deadline.is_some() || shared.lease.is_some() {
             let weak = Arc::downgrade(&shared);
@@ -237,7 +240,7 @@ impl Writer {
         in_ring: bool,
     ) -> Result<i64> {
         // A write that lent itself a ring slot (write_into) holds the turn already.
-        let _turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
+        let turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
         // Only a reliable KEEP_ALL writer ever waits for room, so only it needs a deadline before
         // publishing; every other write reads the monotonic clock once the sample is out (each
         // read costs tens of ns on a VM, a good part of a same-host hop). One wall-clock read per
@@ -255,6 +258,8 @@ impl Writer {
             shm.wait_room(payload.len(), blocking_until)?;
         }
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
+        // From here on, a wake-up of a sleeping reader thread is this write's (runtime/handoff.rs).
+        super::handoff::forget();
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
         if let Some(target) = options.directed_to {
@@ -358,6 +363,9 @@ impl Writer {
         if let Some(d) = &self.shared.deadline {
             watchdog::schedule(d.renew(now));
         }
+        // Every lock released (the turn last): the woken reader thread may run now.
+        drop(turn);
+        super::handoff::hand_over(self.shared.yield_after_wake);
         Ok(sn)
     }
 

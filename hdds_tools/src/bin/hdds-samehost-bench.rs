@@ -4,7 +4,8 @@
 //! program with a command line that starts itself again as the second process; hdds_core's
 //! examples/shm_pingpong stays the quick manual check.
 //!
-//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--gap-us N] [--cpus A,B]` prints one JSON line:
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--no-yield] [--gap-us N] [--cpus A,B]`
+//! (`--no-yield`: `ParticipantConfig::yield_after_wake` off) prints one JSON line:
 //! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
 //! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
 //!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
@@ -58,6 +59,8 @@ struct Args {
     busy: bool,
     /// `--spin-us N`: the participants' `wait_spin` (default: the engine's default).
     spin: Option<Duration>,
+    /// `--no-yield`: the participants' `yield_after_wake` off.
+    no_yield: bool,
     /// `loan`: the pinger works (spins) this long before each loan, leaving the echo idle as
     /// filling a large loan does (a diagnosis of the size dependence; 0 by default).
     gap: Duration,
@@ -74,14 +77,16 @@ impl Args {
             count: num("--count", 2000).max(1),
             busy: all.iter().any(|a| a == "--busy"),
             spin: value("--spin-us").and_then(|v| v.parse().ok()).map(Duration::from_micros),
+            no_yield: all.iter().any(|a| a == "--no-yield"),
             gap: Duration::from_micros(num("--gap-us", 0) as u64),
             all: all.clone(),
         }
     }
 
-    /// The participant configuration of `domain_id`, with `--busy` and `--spin-us` applied.
+    /// The participant configuration of `domain_id`, with `--busy`, `--spin-us` and `--no-yield`
+    /// applied.
     fn participant_config(&self, domain_id: u32) -> ParticipantConfig {
-        let pc = ParticipantConfig { domain_id, ..Default::default() };
+        let pc = ParticipantConfig { domain_id, yield_after_wake: !self.no_yield, ..Default::default() };
         let pc = if self.busy { pc.busy_polling() } else { pc };
         ParticipantConfig { wait_spin: self.spin.unwrap_or(pc.wait_spin), ..pc }
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "detail/context.hpp"
 #include "detail/identifier.hpp"
 #include "rmw/allocators.h"
 #include "rmw/error_handling.h"
@@ -16,10 +17,10 @@ GuardCondition::GuardCondition(GuardConditionHandle handle)
 {
 }
 
-GuardCondition * GuardCondition::create()
+GuardCondition * GuardCondition::create(const HddsParticipant * participant)
 {
   HddsGuardCondition * raw = nullptr;
-  if (hdds_guard_condition_create(&raw) != HDDS_RET_OK) {
+  if (hdds_guard_condition_create(participant, &raw) != HDDS_RET_OK) {
     RMW_SET_ERROR_MSG(("rmw_hdds: cannot create a guard condition: " + last_error()).c_str());
     return nullptr;
   }
@@ -42,7 +43,7 @@ rmw_ret_t GuardCondition::trigger() const
 
 rmw_guard_condition_t * create_rmw_guard_condition(rmw_context_t * context)
 {
-  GuardCondition * impl = GuardCondition::create();
+  GuardCondition * impl = GuardCondition::create(context->impl->context->participant());
   if (impl == nullptr) {
     return nullptr;
   }

@@ -14,8 +14,9 @@ namespace rmw_hdds
 class GuardCondition
 {
 public:
-  // On failure sets the rmw error message and returns nullptr.
-  static GuardCondition * create();
+  // On failure sets the rmw error message and returns nullptr. A trigger that wakes a sleeping
+  // wait yields the CPU to it as the participant's publishes do (wait.yield_after_wake).
+  static GuardCondition * create(const HddsParticipant * participant);
 
   // Thread-safe: wakes every wait set waiting on it.
   rmw_ret_t trigger() const;

@@ -159,6 +159,7 @@ impl Doorbell {
         b.bell.fetch_add(1, Ordering::SeqCst);
         if b.sleepers.load(Ordering::SeqCst) != 0 {
             futex::wake(&b.bell, u32::MAX);
+            crate::runtime::handoff::woke_a_sleeper();
         }
     }
 

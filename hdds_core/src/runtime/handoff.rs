@@ -1,0 +1,115 @@
+//! Handing the CPU to a reader thread that a write woke ([`crate::ParticipantConfig::yield_after_wake`]).
+//!
+//! Why: when a write wakes a thread of this process that sleeps for one of the writer's readers
+//! (an rclcpp executor in `rmw_wait`, a `Reader::wait_for_data`), the kernel mostly queues that
+//! thread on the writer's own CPU and lets the writer run on: the rest of the write, the
+//! application's code after `publish`, until it sleeps. The sample waits that long. Traced with
+//! `perf sched` on this 2-vCPU VM (perf_test, Array1k at 1 kHz, one process): the executor waited
+//! a median 12 µs between its wake-up and running, queued behind the publisher on the same CPU
+//! in every sample. A `sched_yield` once the write is done lets it run at once; the writer
+//! resumes after the callback (at 1 kHz its next write is a millisecond away).
+//!
+//! Model: a thread-local flag. The wake-ups that reach a sleeping thread of this process
+//! (`WaitCore::signal`'s condition variable and same-process doorbell wake, `ReaderShared`'s
+//! `wait_for_data` condition variable) raise it on the writing thread; `Writer::write_core`
+//! clears it before it delivers and, once every lock of the write is released, yields if it was
+//! raised and the participant asks for it. A wake-up of another process (a shared-memory doorbell
+//! ring) does not raise it: that thread is rarely queued on the writer's CPU (two-process A/B: no
+//! gain). A write that woke nobody (the reader was awake, spinning or busy) never yields, so a
+//! stream faster than the reader pays nothing. A SCHED_FIFO writer yields only to threads of its
+//! own priority: nothing changes for it but a system call.
+//!
+//! Cost: one `sched_yield` per write that woke a sleeper (under a microsecond), and on a loaded
+//! CPU the writer may wait behind other threads there for up to a scheduler slice before its
+//! `write` returns: the setting turns it off (`wait.yield_after_wake = false` in HDDS_CONFIG).
+
+use std::cell::Cell;
+
+thread_local! {
+    /// Whether this thread woke a sleeping thread of this process since the last [`forget`].
+    static WOKE: Cell<bool> = const { Cell::new(false) };
+    /// Yields made by this thread (tests).
+    static YIELDS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// This thread just woke a sleeping thread of this process.
+pub(crate) fn woke_a_sleeper() {
+    WOKE.with(|w| w.set(true));
+}
+
+/// A write starts: wake-ups made before it (by other calls of this thread) do not count.
+pub(crate) fn forget() {
+    WOKE.with(|w| w.set(false));
+}
+
+/// A write is done and holds no lock: yields the CPU if it woke a sleeper and `enabled`.
+pub(crate) fn hand_over(enabled: bool) {
+    if WOKE.with(|w| w.replace(false)) && enabled {
+        YIELDS.with(|y| y.set(y.get() + 1));
+        std::thread::yield_now();
+    }
+}
+
+/// How many times this thread yielded in [`hand_over`].
+#[cfg(test)]
+pub(crate) fn yields() -> u64 {
+    YIELDS.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::qos::Qos;
+    use crate::{Participant, ParticipantConfig};
+
+    /// A write yields exactly when it woke a thread sleeping for the reader and the participant
+    /// asks for it; one whose reader was awake, or a participant that turned it off, does not.
+    #[test]
+    fn a_write_yields_only_after_waking_a_sleeper_and_only_when_asked() {
+        for enabled in [true, false] {
+            let p = Participant::new(ParticipantConfig { yield_after_wake: enabled, ..Default::default() }).unwrap();
+            let qos = Qos::default();
+            let w = p.create_writer("handoff", "T", qos).unwrap();
+            let r = p.create_reader("handoff", "T", qos).unwrap();
+            // Nobody waits: no yield.
+            let before = super::yields();
+            w.write(&[1u8; 8]).unwrap();
+            assert_eq!(super::yields(), before, "a write that woke nobody yielded");
+            assert!(r.take().is_some());
+            // A thread sleeps in wait_for_data: the write wakes it.
+            std::thread::scope(|s| {
+                let waiter = s.spawn(|| r.wait_for_data(Duration::from_secs(10)));
+                // Asleep by then (its spin is 5 µs, and only while samples come often).
+                std::thread::sleep(Duration::from_millis(200));
+                let before = super::yields();
+                w.write(&[2u8; 8]).unwrap();
+                let expected = before + u64::from(enabled);
+                assert_eq!(super::yields(), expected, "enabled {enabled}: the write that woke the waiter");
+                assert!(waiter.join().unwrap(), "the waiter was not woken");
+            });
+        }
+    }
+
+    /// A participant's guard condition yields after waking a wait set's sleeping thread, as its
+    /// writes do (rclcpp's intra-process delivery and the floor program wake executors this way);
+    /// one of no participant never does.
+    #[test]
+    fn a_participants_guard_condition_yields_after_waking_a_sleeper() {
+        use crate::runtime::waitset::{Target, WaitEntry, WaitSet};
+        let p = Participant::new(ParticipantConfig::default()).unwrap();
+        for (g, yields) in [(p.create_guard_condition(), 1), (crate::GuardCondition::new(), 0)] {
+            std::thread::scope(|s| {
+                let waiter = s.spawn(|| {
+                    let mut entries = [WaitEntry::new(Target::Guard(&g))];
+                    WaitSet::new().wait(&mut entries[..], Some(Duration::from_secs(10)))
+                });
+                std::thread::sleep(Duration::from_millis(200));
+                let before = super::yields();
+                g.trigger();
+                assert_eq!(super::yields(), before + yields);
+                assert!(waiter.join().unwrap(), "the waiter was not woken");
+            });
+        }
+    }
+}
