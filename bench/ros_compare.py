@@ -44,6 +44,30 @@ import ros_compare_engine  # noqa: E402  (next to this script)
 import ros_compare_report  # noqa: E402
 
 RMWS = ["rmw_hdds", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"]
+# --rmws entries LABEL=RMW:VAR=VALUE[:VAR=VALUE...]: RMW run with those variables, reported as
+# LABEL (an A/B of one setting, interleaved with the others). Filled by parse_rmws.
+VARIANTS = {}
+
+
+def parse_rmws(spec):
+    """The labels of --rmws, recording each variant's RMW and variables in VARIANTS."""
+    labels = []
+    for entry in filter(None, (e.strip() for e in spec.split(","))):
+        label, _, variant = entry.partition("=")
+        if variant:
+            rmw, *assignments = variant.split(":")
+            extra = dict(a.split("=", 1) for a in assignments if "=" in a)
+            if not rmw or len(extra) != len(assignments):
+                sys.exit(f"ros_compare: --rmws entry {entry!r} is not LABEL=RMW:VAR=VALUE[:VAR=VALUE...]")
+            VARIANTS[label] = (rmw, extra)
+        labels.append(label)
+    return labels
+
+
+def rmw_env(env, label):
+    """The environment of a run of `label` (an RMW, or a variant of one)."""
+    rmw, extra = VARIANTS.get(label, (label, {}))
+    return dict(env, RMW_IMPLEMENTATION=rmw, **extra)
 DOMAIN = "61"
 DOMAIN_FLAG = ["--dds-domain_id", DOMAIN]  # performance_test 1.x; detect_domain_flag() updates it
 HISTORY = ["--history", "KEEP_LAST", "--history-depth", "16"]
@@ -401,7 +425,7 @@ def summarize_perf_test(cell, logdir):
 
 def run_perf_test(cell, rmw, runtime, warmup, env, keep):
     workdir = tempfile.mkdtemp(prefix="ros_compare_", dir=keep)
-    run = Run(workdir, dict(env, RMW_IMPLEMENTATION=rmw))
+    run = Run(workdir, rmw_env(env, rmw))
     run.shm_before = shm_files()
     cmds = perf_test_commands(cell, runtime, warmup, workdir)
     limit = runtime + SUB_HEAD_START_S + 20
@@ -432,7 +456,7 @@ def run_perf_test(cell, rmw, runtime, warmup, env, keep):
 
 def run_floor(rate, rmw, runtime, warmup, env, keep):
     workdir = tempfile.mkdtemp(prefix="ros_floor_", dir=keep)
-    run = Run(workdir, dict(env, RMW_IMPLEMENTATION=rmw))
+    run = Run(workdir, rmw_env(env, rmw))
     run.shm_before = shm_files()
     run.start("floor", floor_command(rate, runtime, warmup), runtime + 20)
     cpu, cpu_clock, mem = measure(run, time.monotonic(), warmup, runtime)
@@ -471,7 +495,7 @@ def check_environment(rmws):
             "installed; the script puts lib/performance_test and lib/rmw_hdds on PATH itself."
         )
     prefixes = os.environ.get("AMENT_PREFIX_PATH", "").split(":")
-    for rmw in rmws:
+    for rmw in {VARIANTS.get(label, (label,))[0] for label in rmws}:
         if not any(os.path.exists(os.path.join(p, "lib", f"lib{rmw}.so")) for p in prefixes if p):
             sys.exit(
                 f"ros_compare: lib{rmw}.so is in no AMENT_PREFIX_PATH prefix; install it or "
@@ -571,11 +595,21 @@ def main():
     ap.add_argument("--warmup", type=int, default=2, help="ignored first seconds (default 2)")
     ap.add_argument("--floor-runtime", type=int, default=5)
     ap.add_argument("--floor-warmup", type=int, default=1)
-    ap.add_argument("--rmws", default=",".join(RMWS), help="comma-separated RMWs")
+    ap.add_argument(
+        "--rmws",
+        default=",".join(RMWS),
+        help="comma-separated RMWs; an entry LABEL=RMW:VAR=VALUE runs RMW with that variable as "
+        "LABEL (e.g. rmw_hdds_noyield=rmw_hdds:HDDS_CONFIG=wait.yield_after_wake=false)",
+    )
+    ap.add_argument(
+        "--cells",
+        help="comma-separated cell keys as the report names them (e.g. 'Array1k 1000Hz 1p BE "
+        "1sub'): only those, and the floor at their rates",
+    )
     ap.add_argument(
         "--out",
-        help="output folder (default results/; with --quick a temporary folder, so that a check "
-        "never overwrites the committed results)",
+        help="output folder (default results/; with --quick or --cells a temporary folder, so "
+        "that a check never overwrites the committed results)",
     )
     ap.add_argument(
         "--no-engine",
@@ -590,10 +624,10 @@ def main():
     if not args.out:
         args.out = (
             os.path.join(tempfile.gettempdir(), "ros_compare_quick")
-            if args.quick
+            if args.quick or args.cells
             else os.path.join(REPO, "results")
         )
-    rmws = args.rmws.split(",")
+    rmws = parse_rmws(args.rmws)
     if args.warmup >= args.runtime or args.floor_warmup >= args.floor_runtime:
         sys.exit("ros_compare: the warm-up must be shorter than the run time")
 
@@ -602,6 +636,12 @@ def main():
     detect_domain_flag()
     env = dict(os.environ, ROS_LOCALHOST_ONLY="1", ROS_DOMAIN_ID=DOMAIN)
     cells = matrix(args.quick)
+    if args.cells:
+        wanted = [k.strip() for k in args.cells.split(",") if k.strip()]
+        unknown = [k for k in wanted if k not in {c.key for c in cells}]
+        if unknown:
+            sys.exit(f"ros_compare: no cell {unknown}; the cells are: {', '.join(c.key for c in cells)}")
+        cells = [c for c in cells if c.key in wanted]
     rates = floor_rates(cells)
     per_round = sum(
         args.runtime + OVERHEAD_S + (SUB_HEAD_START_S if c.procs == 2 else 0) for c in cells
