@@ -31,6 +31,7 @@ import argparse
 import datetime
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -709,7 +710,7 @@ def main():
         info["performance_test"] += f" (build {PERF_TEST_BUILD['version']})"
     meta = dict(
         info,
-        runner=" ".join(["bench/ros_compare.py", *sys.argv[1:]]),
+        runner=shlex.join(["bench/ros_compare.py", *sys.argv[1:]]),
         repeats=repeats,
         runtime_s=args.runtime,
         warmup_s=args.warmup,
