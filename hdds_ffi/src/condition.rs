@@ -23,9 +23,10 @@ pub extern "C" fn hdds_guard_condition_create(
         if out_condition.is_null() {
             return Err(hdds_core::Error::bad_argument("out_condition is NULL"));
         }
-        let inner = match participant.is_null() {
-            false => arg(participant, "participant")?.inner.create_guard_condition(),
-            true => GuardCondition::new(),
+        let inner = if participant.is_null() {
+            GuardCondition::new()
+        } else {
+            arg(participant, "participant")?.inner.create_guard_condition()
         };
         let gc = Box::new(HddsGuardCondition { inner });
         out(out_condition, "out_condition", Box::into_raw(gc))

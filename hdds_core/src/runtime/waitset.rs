@@ -105,8 +105,8 @@ impl WaitCore {
             super::handoff::woke_a_sleeper();
         }
         if let Some((port, waiter)) = lock(&self.bell).as_ref() {
-            if *waiter != std::thread::current().id() {
-                port.wake_drainers();
+            if *waiter != std::thread::current().id() && port.wake_drainers() {
+                super::handoff::woke_a_sleeper();
             }
         }
     }

@@ -153,9 +153,9 @@ impl ShmPort {
     }
 
     /// Wakes the application threads sleeping in [`ShmPort::sleep`] (a wait set whose entry
-    /// became ready in this process).
-    pub(crate) fn wake_drainers(&self) {
-        self.doorbell.wake_drainers();
+    /// became ready in this process); true if one slept.
+    pub(crate) fn wake_drainers(&self) -> bool {
+        self.doorbell.wake_drainers()
     }
 
     /// Sleeps until the doorbell moves past `seen` (spinning up to `spin` first), at most

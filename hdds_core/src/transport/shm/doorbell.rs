@@ -153,14 +153,16 @@ impl Doorbell {
         self.kick_reader();
     }
 
-    /// Wakes the drainers only (an event of the owner's process for a waiting wait set).
-    pub(crate) fn wake_drainers(&self) {
+    /// Wakes the drainers only (an event of the owner's process for a waiting wait set); true if
+    /// one slept (the futex was woken).
+    pub(crate) fn wake_drainers(&self) -> bool {
         let b = self.bell();
         b.bell.fetch_add(1, Ordering::SeqCst);
-        if b.sleepers.load(Ordering::SeqCst) != 0 {
+        let slept = b.sleepers.load(Ordering::SeqCst) != 0;
+        if slept {
             futex::wake(&b.bell, u32::MAX);
-            crate::runtime::handoff::woke_a_sleeper();
         }
+        slept
     }
 
     /// Wakes the reader thread (if it sleeps).
