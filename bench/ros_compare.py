@@ -48,6 +48,12 @@ RMWS = ["rmw_hdds", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"]
 # --rmws entries LABEL=RMW:VAR=VALUE[:VAR=VALUE...]: RMW run with those variables, reported as
 # LABEL (an A/B of one setting, interleaved with the others). Filled by parse_rmws.
 VARIANTS = {}
+DOMAIN = "61"
+DOMAIN_FLAG = ["--dds-domain_id", DOMAIN]  # performance_test 1.x; detect_domain_flag() updates it
+HISTORY = ["--history", "KEEP_LAST", "--history-depth", "16"]
+SUB_HEAD_START_S = 1.0  # two processes: the subscriber starts this long before the publisher
+OVERHEAD_S = 1.5  # per run, measured here: process start, discovery, shutdown
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def parse_rmws(spec):
@@ -69,12 +75,6 @@ def rmw_env(env, label):
     """The environment of a run of `label` (an RMW, or a variant of one)."""
     rmw, extra = VARIANTS.get(label, (label, {}))
     return dict(env, RMW_IMPLEMENTATION=rmw, **extra)
-DOMAIN = "61"
-DOMAIN_FLAG = ["--dds-domain_id", DOMAIN]  # performance_test 1.x; detect_domain_flag() updates it
-HISTORY = ["--history", "KEEP_LAST", "--history-depth", "16"]
-SUB_HEAD_START_S = 1.0  # two processes: the subscriber starts this long before the publisher
-OVERHEAD_S = 1.5  # per run, measured here: process start, discovery, shutdown
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def log(msg):
