@@ -93,6 +93,53 @@ mod tests {
         }
     }
 
+    /// A wait set on a reader that a writer of another participant feeds through shared memory
+    /// sleeps on the participant's doorbell, not on its condition variable (doorbell mode,
+    /// `WaitCore::sleep_on_bell`). A write of the reader's own participant then wakes it through
+    /// the doorbell (`Doorbell::wake_drainers`), and must yield just the same.
+    #[test]
+    fn a_write_yields_after_waking_a_wait_set_asleep_on_the_doorbell() {
+        use std::time::Instant;
+
+        use crate::runtime::waitset::{Target, WaitEntry, WaitSet};
+        use crate::{NetworkConfig, SharedMemoryConfig};
+        // The other participant stays out of this process's same-process routing, so that its
+        // writer reaches the reader through shared memory, as one in another process would.
+        let participant = |intra_process| {
+            let net = NetworkConfig {
+                intra_process,
+                spdp_period: Duration::from_millis(200),
+                domain_tag: format!("hdds-handoff-{}", std::process::id()),
+                shared_memory: SharedMemoryConfig::default(),
+                ..NetworkConfig::localhost()
+            };
+            Participant::with_network(ParticipantConfig { domain_id: 198, ..Default::default() }, net).unwrap()
+        };
+        let (remote, local) = (participant(false), participant(true));
+        assert!(local.network_stats().unwrap().shm_active, "this test needs a usable /dev/shm");
+        let qos = Qos::default();
+        let _over_shm = remote.create_writer("handoff-bell", "T", qos).unwrap();
+        let w = local.create_writer("handoff-bell", "T", qos).unwrap();
+        let r = local.create_reader("handoff-bell", "T", qos).unwrap();
+        let end = Instant::now() + Duration::from_secs(10);
+        while r.shm_port().is_none() || r.matched_writer_count() < 2 {
+            assert!(Instant::now() < end, "the other participant's writer never matched over shared memory");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                let mut entries = [WaitEntry::new(Target::ReaderData(&r))];
+                WaitSet::new().wait(&mut entries[..], Some(Duration::from_secs(10)))
+            });
+            std::thread::sleep(Duration::from_millis(200));
+            let before = super::yields();
+            w.write(&[3u8; 8]).unwrap();
+            assert_eq!(super::yields(), before + 1, "the write that rang the doorbell did not yield");
+            assert!(waiter.join().unwrap(), "the waiter was not woken");
+        });
+        assert_eq!(r.take().map(|s| s.data.to_vec()), Some(vec![3u8; 8]));
+    }
+
     /// A participant's guard condition yields after waking a wait set's sleeping thread, as its
     /// writes do (rclcpp's intra-process delivery and the floor program wake executors this way);
     /// one of no participant never does.
