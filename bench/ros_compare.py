@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import ros_compare_engine  # noqa: E402  (next to this script)
+import ros_compare_probe  # noqa: E402
 import ros_compare_report  # noqa: E402
 
 RMWS = ["rmw_hdds", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"]
@@ -424,9 +425,24 @@ def summarize_perf_test(cell, logdir):
     )
 
 
-def run_perf_test(cell, rmw, runtime, warmup, env, keep):
+def run_env(env, rmw, probe, floor):
+    """A run's environment: the RMW's (and its variant's variables), with the probe if any."""
+    env = rmw_env(env, rmw)
+    return ros_compare_probe.environment(env, probe, floor) if probe else env
+
+
+def read_probe(res, workdir, role, probe):
+    """With --probe: the probe's figures of `role` into res (a run without them failed)."""
+    if not probe:
+        return
+    res["probe"] = ros_compare_probe.read(os.path.join(workdir, f"{role}.err"))
+    if not res["probe"] and not res["failure"]:
+        res["failure"] = f"the probe printed nothing ({role}.err)"
+
+
+def run_perf_test(cell, rmw, runtime, warmup, env, keep, probe=None):
     workdir = tempfile.mkdtemp(prefix="ros_compare_", dir=keep)
-    run = Run(workdir, rmw_env(env, rmw))
+    run = Run(workdir, run_env(env, rmw, probe, floor=False))
     run.shm_before = shm_files()
     cmds = perf_test_commands(cell, runtime, warmup, workdir)
     limit = runtime + SUB_HEAD_START_S + 20
@@ -450,14 +466,15 @@ def run_perf_test(cell, rmw, runtime, warmup, env, keep):
     if not failures and not res.get("samples"):
         failures.append("no sample received in the measured window")
     res["failure"] = "; ".join(failures) or None
+    read_probe(res, workdir, cmds[0][0], probe)
     if not keep:
         shutil.rmtree(workdir, ignore_errors=True)
     return res
 
 
-def run_floor(rate, rmw, runtime, warmup, env, keep):
+def run_floor(rate, rmw, runtime, warmup, env, keep, probe=None):
     workdir = tempfile.mkdtemp(prefix="ros_floor_", dir=keep)
-    run = Run(workdir, rmw_env(env, rmw))
+    run = Run(workdir, run_env(env, rmw, probe, floor=True))
     run.shm_before = shm_files()
     run.start("floor", floor_command(rate, runtime, warmup), runtime + 20)
     cpu, cpu_clock, mem = measure(run, time.monotonic(), warmup, runtime)
@@ -479,6 +496,7 @@ def run_floor(rate, rmw, runtime, warmup, env, keep):
         res["failure"] = f"exit {p['rc']}, no result line ({e}): {p['stderr_tail'].strip()[-300:]}"
     if p["rc"] != 0 and not res["failure"]:
         res["failure"] = f"exit {p['rc']}: {p['stderr_tail'].strip()[-300:]}"
+    read_probe(res, workdir, "floor", probe)
     if not keep:
         shutil.rmtree(workdir, ignore_errors=True)
     return res
@@ -620,7 +638,19 @@ def main():
     ap.add_argument("--name", default="ros_compare", help="output file names (default ros_compare)")
     ap.add_argument("--keep-logs", metavar="DIR", help="keep every run's logs under DIR")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument(
+        "--probe",
+        action="store_true",
+        help="preload bench/probe/rmw_latency_probe.c into one-process cells and the floor, and "
+        "report where each sample's time goes (default cell 'Array1k 1000Hz 1p BE 1sub'; no "
+        "engine-level benchmarks, no plots; output name ros_compare_probe)",
+    )
     args = ap.parse_args()
+    if args.probe:
+        args.cells = args.cells or "Array1k 1000Hz 1p BE 1sub"
+        args.no_engine = args.no_plots = True
+        if args.name == "ros_compare":
+            args.name = "ros_compare_probe"
     repeats = args.repeats or (1 if args.quick else 3)
     if not args.out:
         args.out = (
@@ -643,6 +673,8 @@ def main():
         if unknown:
             sys.exit(f"ros_compare: no cell {unknown}; the cells are: {', '.join(c.key for c in cells)}")
         cells = [c for c in cells if c.key in wanted]
+    if args.probe and any(c.procs != 1 for c in cells):
+        sys.exit("ros_compare --probe: the probe times one process; choose one-process cells")
     rates = floor_rates(cells)
     per_round = sum(
         args.runtime + OVERHEAD_S + (SUB_HEAD_START_S if c.procs == 2 else 0) for c in cells
@@ -659,6 +691,7 @@ def main():
     if args.keep_logs:
         os.makedirs(args.keep_logs, exist_ok=True)
 
+    probe = ros_compare_probe.build(tempfile.mkdtemp(prefix="ros_probe_")) if args.probe else None
     info = machine_and_versions()
     t_start = time.monotonic()
     runs = []
@@ -666,13 +699,15 @@ def main():
     for rep in range(repeats):
         for cell in cells:
             for rmw in rmws:
-                res = run_perf_test(cell, rmw, args.runtime, args.warmup, env, args.keep_logs)
+                res = run_perf_test(
+                    cell, rmw, args.runtime, args.warmup, env, args.keep_logs, probe
+                )
                 runs.append(dict(kind="perf_test", cell=cell.as_dict(), rmw=rmw, repeat=rep, **res))
                 log(f"[{len(runs)}/{total}] {cell.key} {rmw}: " + ros_compare_report.one_line(res))
         for rate in rates:
             for rmw in rmws:
                 res = run_floor(
-                    rate, rmw, args.floor_runtime, args.floor_warmup, env, args.keep_logs
+                    rate, rmw, args.floor_runtime, args.floor_warmup, env, args.keep_logs, probe
                 )
                 runs.append(dict(kind="floor", rate=rate, rmw=rmw, repeat=rep, **res))
                 log(

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import ros_compare_probe  # next to this script
+
 BASELINE = "rmw_cyclonedds_cpp"
 OURS = "rmw_hdds"
 MIB = 1024.0
@@ -447,6 +449,12 @@ def write_markdown(meta, runs, cells, path):
             else "."
         )
     )
+    if any(r.get("probe") for r in runs):
+        L.append(
+            "- **Probe runs** (`--probe`): every run carries bench/probe/rmw_latency_probe.c (a "
+            "clock reading per stage), so its figures explain results/ros_compare.md rather "
+            "than replace it; the section \"Where the time goes\" is what they are for."
+        )
     cores = (
         int(meta["machine"].split(" logical CPUs")[0].rsplit(", ", 1)[-1] or 0)
         if " logical CPUs" in meta["machine"]
@@ -534,6 +542,7 @@ def write_markdown(meta, runs, cells, path):
                 f"{fmt(s['lost'], 0)} | {fmt(s['cpu'])} | {fmt(s['pss_mib'])} | {runs_txt} |"
             )
     L.append("")
+    L += ros_compare_probe.section(runs, rmws)
     L.append("## Targets of issue 6 (measured in this run)")
     L.append("")
     L.append("| target | measured | verdict |")
