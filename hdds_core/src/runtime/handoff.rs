@@ -63,7 +63,28 @@ mod tests {
     use std::time::Duration;
 
     use crate::qos::Qos;
+    use crate::runtime::waitset::{Target, WaitEntry, WaitSet};
     use crate::{Participant, ParticipantConfig};
+
+    /// Runs `wait` on a thread of its own, lets it fall asleep, then runs `act` here: the yields
+    /// `act` made. The waiter must have been woken (`wait` returned true).
+    fn yields_waking(wait: impl FnOnce() -> bool + Send, act: impl FnOnce()) -> u64 {
+        std::thread::scope(|s| {
+            let waiter = s.spawn(wait);
+            // Asleep by then (a wait spins 5 µs at most, and only while samples come often).
+            std::thread::sleep(Duration::from_millis(200));
+            let before = super::yields();
+            act();
+            let made = super::yields() - before;
+            assert!(waiter.join().unwrap(), "the waiter was not woken");
+            made
+        })
+    }
+
+    /// A wait set's wait on one target, for 10 s at most.
+    fn wait_on(target: Target<'_>) -> bool {
+        WaitSet::new().wait(&mut [WaitEntry::new(target)][..], Some(Duration::from_secs(10)))
+    }
 
     /// A write yields exactly when it woke a thread sleeping for the reader and the participant
     /// asks for it; one whose reader was awake, or a participant that turned it off, does not.
@@ -80,16 +101,9 @@ mod tests {
             assert_eq!(super::yields(), before, "a write that woke nobody yielded");
             assert!(r.take().is_some());
             // A thread sleeps in wait_for_data: the write wakes it.
-            std::thread::scope(|s| {
-                let waiter = s.spawn(|| r.wait_for_data(Duration::from_secs(10)));
-                // Asleep by then (its spin is 5 µs, and only while samples come often).
-                std::thread::sleep(Duration::from_millis(200));
-                let before = super::yields();
-                w.write(&[2u8; 8]).unwrap();
-                let expected = before + u64::from(enabled);
-                assert_eq!(super::yields(), expected, "enabled {enabled}: the write that woke the waiter");
-                assert!(waiter.join().unwrap(), "the waiter was not woken");
-            });
+            let made =
+                yields_waking(|| r.wait_for_data(Duration::from_secs(10)), || w.write(&[2u8; 8]).map(drop).unwrap());
+            assert_eq!(made, u64::from(enabled), "enabled {enabled}: the write that woke the waiter");
         }
     }
 
@@ -101,7 +115,6 @@ mod tests {
     fn a_write_yields_after_waking_a_wait_set_asleep_on_the_doorbell() {
         use std::time::Instant;
 
-        use crate::runtime::waitset::{Target, WaitEntry, WaitSet};
         use crate::{NetworkConfig, SharedMemoryConfig};
         // The other participant stays out of this process's same-process routing, so that its
         // writer reaches the reader through shared memory, as one in another process would.
@@ -126,17 +139,8 @@ mod tests {
             assert!(Instant::now() < end, "the other participant's writer never matched over shared memory");
             std::thread::sleep(Duration::from_millis(20));
         }
-        std::thread::scope(|s| {
-            let waiter = s.spawn(|| {
-                let mut entries = [WaitEntry::new(Target::ReaderData(&r))];
-                WaitSet::new().wait(&mut entries[..], Some(Duration::from_secs(10)))
-            });
-            std::thread::sleep(Duration::from_millis(200));
-            let before = super::yields();
-            w.write(&[3u8; 8]).unwrap();
-            assert_eq!(super::yields(), before + 1, "the write that rang the doorbell did not yield");
-            assert!(waiter.join().unwrap(), "the waiter was not woken");
-        });
+        let made = yields_waking(|| wait_on(Target::ReaderData(&r)), || w.write(&[3u8; 8]).map(drop).unwrap());
+        assert_eq!(made, 1, "the write that rang the doorbell did not yield");
         assert_eq!(r.take().map(|s| s.data.to_vec()), Some(vec![3u8; 8]));
     }
 
@@ -145,20 +149,9 @@ mod tests {
     /// one of no participant never does.
     #[test]
     fn a_participants_guard_condition_yields_after_waking_a_sleeper() {
-        use crate::runtime::waitset::{Target, WaitEntry, WaitSet};
         let p = Participant::new(ParticipantConfig::default()).unwrap();
         for (g, yields) in [(p.create_guard_condition(), 1), (crate::GuardCondition::new(), 0)] {
-            std::thread::scope(|s| {
-                let waiter = s.spawn(|| {
-                    let mut entries = [WaitEntry::new(Target::Guard(&g))];
-                    WaitSet::new().wait(&mut entries[..], Some(Duration::from_secs(10)))
-                });
-                std::thread::sleep(Duration::from_millis(200));
-                let before = super::yields();
-                g.trigger();
-                assert_eq!(super::yields(), before + yields);
-                assert!(waiter.join().unwrap(), "the waiter was not woken");
-            });
+            assert_eq!(yields_waking(|| wait_on(Target::Guard(&g)), || g.trigger()), yields);
         }
     }
 }
