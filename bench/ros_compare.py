@@ -12,6 +12,7 @@ rclcpp-single-threaded-executor`), the RMWs and rmw_hdds (with hdds_ros_floor) s
     source /opt/ros/humble/setup.bash && source <ws>/install/setup.bash
     /usr/bin/python3 bench/ros_compare.py            # the whole report, < 45 min
     /usr/bin/python3 bench/ros_compare.py --quick    # a smaller matrix, 1 repeat: a check
+    /usr/bin/python3 bench/ros_compare.py --probe    # where a one-process sample's time goes
 
 After the matrix it runs the engine-level benchmarks (bench/engine_vs_cyclone.py and
 bench/same_host.py, see bench/ros_compare_engine.py; --no-engine leaves them out) into the same
