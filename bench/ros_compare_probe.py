@@ -77,9 +77,9 @@ def read(path):
 
 def followed(stages, floor):
     """Whether the probe saw each sample pass every stage in order: at least half as many wait
-    returns (and takes) inside a sample as callbacks. Under rmw_fastrtps_cpp it does not: in a
-    4 s run, 1 of 8,003 wait returns and 1 of 4,011 takes came while a sample was in flight
-    (between its rmw_publish and its callback), against 3,993 callbacks; why was not examined."""
+    returns (and takes) inside a sample as callbacks. A safety net: were the probe to take a
+    clock reading for the callback's that is not (it once took rmw_fastrtps_cpp's, inside its
+    rmw_wait, and lost step for the whole run), the row says so rather than show wrong numbers."""
     calls = stages.get("callback", {}).get("n", 0)
     needed = ["rmw_wait_ret"] + ([] if floor else ["rmw_take_out"])
     return calls > 0 and all(stages.get(s, {}).get("n", 0) * 2 >= calls for s in needed)

@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,9 @@ int sched_yield(void)
 int rmw_wait(void * s, void * g, void * sv, void * c, void * e, void * ws, const void * timeout)
 {
   NEXT(rmw_wait);
+  // A new wait ends the last sample's window: a clock reading inside the wait (Fast DDS reads
+  // one) is not a callback's, even when the last take's callback read no clock.
+  t_armed = 0;
   const int r = next_fn(s, g, sv, c, e, ws, timeout);
   record(WAIT_RET, now_ns());
   t_waits = 1;
@@ -142,7 +146,7 @@ int rcl_take(const void * sub, void * msg, void * info, void * allocation)
   return next_fn(sub, msg, info, allocation);
 }
 
-int rmw_take_with_info(const void * sub, void * msg, int * taken, void * info, void * allocation)
+int rmw_take_with_info(const void * sub, void * msg, bool * taken, void * info, void * allocation)
 {
   NEXT(rmw_take_with_info);
   record(TAKE_IN, now_ns());
