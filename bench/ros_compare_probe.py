@@ -11,7 +11,6 @@ per stage, so its runs are not the report's: they explain it.
 
 import os
 import re
-import statistics
 import subprocess
 import sys
 
@@ -85,17 +84,16 @@ def followed(stages, floor):
     return calls > 0 and all(stages.get(s, {}).get("n", 0) * 2 >= calls for s in needed)
 
 
-def _median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
-def _fmt(v):
-    return "" if v is None else f"{v:.1f}"
-
-
 def section(runs, rmws):
     """The report's section: per run kind and RMW, the median over the runs of each stage's p50."""
+    # The report's own median and number format (imported here: the report imports this module).
+    from ros_compare_report import fmt, median
+
+    def median_of(values):
+        """"" when no run has the value."""
+        known = [v for v in values if v is not None]
+        return fmt(median(known)) if known else ""
+
     groups = {}
     for r in runs:
         if r.get("failure") or not r.get("probe"):
@@ -129,27 +127,21 @@ def section(runs, rmws):
         groups.items(), key=lambda kv: (kv[0][0].startswith("floor"), kv[0][0], order.get(kv[0][1], 99))
     ):
         def stage(s, field="p50"):
-            return _median([r["probe"].get(s, {}).get(field) for r in rs])
+            return median_of([r["probe"].get(s, {}).get(field) for r in rs])
 
         floor = name.startswith("floor")
+        own_mean = median_of([r.get("latency_mean_us") for r in rs])
         if not all(followed(r["probe"], floor) for r in rs):
-            L.append(
-                f"| {name} | {rmw} | "
-                + " | ".join(["not followed"] * len(STAGES))
-                + f" | | {_fmt(_median([r.get('latency_mean_us') for r in rs]))} | {len(rs)} |"
-            )
-            continue
-        # The floor takes nothing (its few takes are start-up's): no take columns.
-        cols = [
-            "" if floor and s in ("rcl_take_in", "rmw_take_in", "rmw_take_out")
-            else _fmt(stage(s))
-            for s, _ in STAGES
-        ]
+            cols, callback_mean = ["not followed"] * len(STAGES), ""
+        else:
+            # The floor takes nothing (its few takes are start-up's): no take columns.
+            cols = [
+                "" if floor and s in ("rcl_take_in", "rmw_take_in", "rmw_take_out") else stage(s)
+                for s, _ in STAGES
+            ]
+            callback_mean = stage("callback", "mean")
         L.append(
-            f"| {name} | {rmw} | "
-            + " | ".join(cols)
-            + f" | {_fmt(stage('callback', 'mean'))} | "
-            f"{_fmt(_median([r.get('latency_mean_us') for r in rs]))} | {len(rs)} |"
+            f"| {name} | {rmw} | " + " | ".join(cols) + f" | {callback_mean} | {own_mean} | {len(rs)} |"
         )
     L.append("")
     return L
