@@ -4,8 +4,10 @@
 //! program with a command line that starts itself again as the second process; hdds_core's
 //! examples/shm_pingpong stays the quick manual check.
 //!
-//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--no-yield] [--gap-us N] [--cpus A,B]`
-//! (`--no-yield`: `ParticipantConfig::yield_after_wake` off) prints one JSON line:
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--no-yield] [--gap-us N] [--cpus A,B]
+//! [--network]` (`--no-yield`: `ParticipantConfig::yield_after_wake` off; `--network`, intra
+//! modes: the participant on loopback with shared memory on, as an rmw_hdds node's) prints one
+//! JSON line:
 //! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
 //! - `intra`: two threads of one process, a sleeping reader each, ping-pong over two topics of one
 //!   participant with no network (write-to-take across threads with a wake-up); one-way = RTT/2;
@@ -64,6 +66,9 @@ struct Args {
     /// `loan`: the pinger works (spins) this long before each loan, leaving the echo idle as
     /// filling a large loan does (a diagnosis of the size dependence; 0 by default).
     gap: Duration,
+    /// `--network` (intra modes): the participant is on the network (loopback, shared memory on),
+    /// as an rmw_hdds node's is, so each write also runs the RTPS machine and the ring's checks.
+    network: bool,
 }
 
 impl Args {
@@ -79,6 +84,7 @@ impl Args {
             spin: value("--spin-us").and_then(|v| v.parse().ok()).map(Duration::from_micros),
             no_yield: all.iter().any(|a| a == "--no-yield"),
             gap: Duration::from_micros(num("--gap-us", 0) as u64),
+            network: all.iter().any(|a| a == "--network"),
             all: all.clone(),
         }
     }
@@ -152,8 +158,17 @@ fn take_loan_one(r: &Reader, timeout: Duration) -> Option<hdds_core::ReaderLoan>
 
 // ---------------------------------------------------------------- intra-process
 
+/// The participant of the intra modes: with no network, or (`--network`) on loopback.
+fn intra_participant(a: &Args) -> Participant {
+    if a.network {
+        participant(a, "intra")
+    } else {
+        Participant::new(a.participant_config(198)).expect("participant")
+    }
+}
+
 fn intra(a: &Args) {
-    let p = Participant::new(a.participant_config(198)).expect("participant");
+    let p = intra_participant(a);
     let (w_ping, r_ping) = (p.create_writer("ping", T, qos()).unwrap(), p.create_reader("ping", T, qos()).unwrap());
     let (w_pong, r_pong) = (p.create_writer("pong", T, qos()).unwrap(), p.create_reader("pong", T, qos()).unwrap());
     let total = a.count + WARMUP;
@@ -283,7 +298,7 @@ fn intra_floor_condvar(a: &Args) {
 }
 
 fn intra_same_thread(a: &Args) {
-    let p = Participant::new(a.participant_config(198)).expect("participant");
+    let p = intra_participant(a);
     let (w, r) = (p.create_writer("same", T, qos()).unwrap(), p.create_reader("same", T, qos()).unwrap());
     let payload = vec![7u8; a.size];
     let mut lat = Vec::with_capacity(a.count);
