@@ -137,6 +137,15 @@ impl HistoryCache {
         Ok((sn, evicted))
     }
 
+    /// Numbers a sample that is not kept: what [`Self::add`] followed by [`Self::remove_through`]
+    /// of its SN comes to, for an empty history (so the kept SNs stay contiguous).
+    pub fn skip(&mut self) -> i64 {
+        debug_assert!(self.changes.is_empty(), "skip on a history that keeps samples");
+        let sn = self.next_sn;
+        self.next_sn += 1;
+        sn
+    }
+
     /// Removes every sample with SN <= `sn`; returns how many went.
     pub fn remove_through(&mut self, sn: i64) -> usize {
         let mut n = 0;

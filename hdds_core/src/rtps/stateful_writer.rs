@@ -299,11 +299,18 @@ impl StatefulWriter {
             }
             return Err(WriteBlocked);
         }
-        if self.history.is_full() && matches!(self.history.kind(), HistoryKind::KeepAll { .. }) {
-            // Transient-local KEEP_ALL: the oldest is acknowledged by all; it gives way.
-            self.history.pop_oldest();
-        }
-        let (sn, _evicted) = self.history.add_for(meta, Arc::clone(&payload), only_for).map_err(|_| WriteBlocked)?;
+        let sn = if self.proxies.is_empty() && self.cfg.durability == Durability::Volatile && self.history.is_empty() {
+            // No reader to send to or to repair for, and none to come will ask for it (volatile):
+            // the sample is only numbered. Keeping it would end in update_acked dropping it at
+            // once; this is most writes of a ROS node whose subscribers are all in its process.
+            self.history.skip()
+        } else {
+            if self.history.is_full() && matches!(self.history.kind(), HistoryKind::KeepAll { .. }) {
+                // Transient-local KEEP_ALL: the oldest is acknowledged by all; it gives way.
+                self.history.pop_oldest();
+            }
+            self.history.add_for(meta, Arc::clone(&payload), only_for).map_err(|_| WriteBlocked)?.0
+        };
         self.stats.samples_written += 1;
         self.written_since_hb += 1;
         match only_for {

@@ -479,3 +479,30 @@ fn a_volatile_keep_last_history_holds_only_what_a_reliable_reader_lacks() {
     }
     assert_eq!(tl.history().len(), 2);
 }
+
+#[test]
+fn a_volatile_writer_without_readers_numbers_its_samples_and_a_joiner_starts_after_them() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(16), Durability::Volatile), t);
+    let mut out = Vec::new();
+    // Nobody to send to or repair for: only numbered (history.skip), nothing kept or sent.
+    for sn in 1..=3 {
+        assert_eq!(w.write(t, Arc::from(&b"a"[..]), SampleMeta::default(), &mut out), Ok(sn));
+    }
+    assert!(out.is_empty(), "nothing to send: {out:?}");
+    assert!(w.history().is_empty());
+    assert_eq!(w.stats().samples_written, 3);
+    // A reliable reader joins: told that 1..=3 are not for it, then gets 4 and can ask for it.
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    assert_eq!(gaps(&out), vec![(Dest::Reader(g(1)), Gap::range(1, 4))]);
+    out.clear();
+    assert_eq!(w.write(t, Arc::from(&b"b"[..]), SampleMeta::default(), &mut out), Ok(4));
+    assert_eq!(data(&out), vec![(Dest::All, 4, false)]);
+    assert_eq!((w.history().first_sn(), w.history().len()), (4, 1), "kept until acknowledged");
+    // It leaves: the next write is only numbered again, after the kept one is dropped.
+    w.unmatch_reader(g(1));
+    out.clear();
+    assert_eq!(w.write(t, Arc::from(&b"c"[..]), SampleMeta::default(), &mut out), Ok(5));
+    assert!(data(&out).is_empty());
+    assert!(w.history().is_empty());
+}
