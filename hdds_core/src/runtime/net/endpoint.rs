@@ -169,8 +169,8 @@ impl WriterPort {
         let r = f(&mut self.rtps, &mut actions);
         if !actions.is_empty() {
             self.flush_batch(out);
+            self.route(&mut actions, out);
         }
-        self.route(&mut actions, out);
         self.actions = actions;
         r
     }

@@ -94,8 +94,10 @@ impl Out {
 
 /// Addressed submessages waiting to be sent.
 ///
-/// A new outbox takes its list from the thread's spares, and a dropped one gives it back: a
-/// writer's `write` or a receive thread's datagram then allocates no list of its own.
+/// An outbox takes its list from the thread's spares when its first item comes, and a dropped one
+/// gives it back: a writer's `write` or a receive thread's datagram then allocates no list of its
+/// own, and one that sends nothing (a write with only same-process or same-host readers) touches
+/// no spare at all.
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
     pub(crate) items: Vec<(SocketAddr, Out)>,
@@ -115,11 +117,13 @@ thread_local! {
 
 impl Outbox {
     pub(crate) fn new() -> Self {
-        let items = SPARES.try_with(|s| s.borrow_mut().pop()).ok().flatten().unwrap_or_default();
-        Outbox { items }
+        Outbox { items: Vec::new() }
     }
 
     pub(crate) fn push(&mut self, to: SocketAddr, out: Out) {
+        if self.items.capacity() == 0 {
+            self.items = SPARES.try_with(|s| s.borrow_mut().pop()).ok().flatten().unwrap_or_default();
+        }
         self.items.push((to, out));
     }
 
@@ -639,19 +643,27 @@ mod tests {
     fn outbox_lists_are_reused_on_their_thread_up_to_a_size() {
         std::thread::spawn(|| {
             let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
+            let spares = || SPARES.with(|s| s.borrow().len());
             let mut o = Outbox::new();
             o.push(a, data(1, 8, 1));
             let list = o.items.as_ptr();
             drop(o);
-            let reused = Outbox::new();
-            assert!(reused.is_empty());
-            assert_eq!(reused.items.as_ptr(), list, "the dropped outbox's list is reused");
+            assert_eq!(spares(), 1, "the dropped outbox's list is kept");
+            let idle = Outbox::new();
+            assert!(idle.is_empty());
+            assert_eq!(spares(), 1, "an outbox nothing went into takes no list");
+            drop(idle);
+            let mut reused = Outbox::new();
+            reused.push(a, data(2, 8, 1));
+            assert_eq!(reused.items.as_ptr(), list, "the first push reuses the kept list");
+            assert_eq!(reused.items.len(), 1, "the kept list came back empty");
+            drop(reused);
             let mut big = Outbox::new();
             for sn in 0..=SPARE_ITEMS_MAX as i64 {
                 big.push(a, data(sn, 8, 1));
             }
             drop(big);
-            assert_eq!(Outbox::new().items.capacity(), 0, "a list over the limit is freed, not kept");
+            assert_eq!(spares(), 0, "a list over the limit is freed, not kept");
         })
         .join()
         .unwrap();
