@@ -76,7 +76,9 @@ impl Writer {
         // A TRANSIENT_LOCAL writer keeps a heap copy anyway (its history), and replays that
         // history into the ring when a late joiner matches, which a slot lent here would refuse.
         let volatile = self.shared.qos.durability != Durability::TransientLocal;
-        if let (Some(shm), true) = (&self.shared.shm, volatile) {
+        // Without same-host readers (as yet) the ring lends nothing: no turn to take for it (a
+        // reader that comes meanwhile gets the sample by copy, as from Writer::write).
+        if let (Some(shm), true) = (&self.shared.shm.as_ref().filter(|s| s.reader_count() > 0), volatile) {
             // Same-host readers: serialize straight into the ring slot they will read (no copy on
             // the way to them). The turn keeps other threads' writes of this writer waiting
             // meanwhile (the ring lends one slot at a time).
