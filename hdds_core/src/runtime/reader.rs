@@ -109,10 +109,11 @@ pub(crate) struct ReaderShared {
     /// Arrivals refused because the KEEP_ALL history held `keep_all_max` untaken samples
     /// ([`Reader::history_refusals`]).
     history_refused: AtomicU64,
-    /// A reliable KEEP_ALL history holds `keep_all_max` untaken samples: set by
-    /// [`ReaderShared::note_fill`] in the critical sections that change the history's length, so
-    /// that the per-sample full-check ([`ReaderShared::keeps_all_and_is_full`]) takes no lock.
-    full: AtomicBool,
+    /// The history's length, stored by [`ReaderShared::note_fill`] in the critical sections that
+    /// change it, so that the per-sample full-check ([`ReaderShared::keeps_all_and_is_full`]) and
+    /// a wait set's look at the reader ([`ReaderShared::queue_len`], once per entry per wait, two
+    /// waits per sample in a ROS executor) take no lock.
+    queued: AtomicUsize,
     /// Same-host samples of at least this many bytes stay in their writer's ring, pinned, until
     /// taken: 0 once the application takes loans, `PIN_FROM` once it reads in place
     /// (runtime/reader_loan.rs); `usize::MAX` (never) until then.
@@ -203,7 +204,7 @@ impl Reader {
             filter: Mutex::new(None),
             filtered: AtomicBool::new(false),
             history_refused: AtomicU64::new(0),
-            full: AtomicBool::new(false),
+            queued: AtomicUsize::new(0),
             pin_from: AtomicUsize::new(usize::MAX),
         });
         if shared.deadline.is_some() {
@@ -516,9 +517,10 @@ impl ReaderShared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// How many samples wait to be taken.
+    /// How many samples wait to be taken, as of the last change of the history (a wait set
+    /// attaches before it looks, so a change after this reading wakes it).
     pub(crate) fn queue_len(&self) -> usize {
-        self.lock().queue.len()
+        self.queued.load(Ordering::Acquire)
     }
 
     /// A writer matched with this reader has this LIFESPAN (its QoS): its samples expire that
@@ -538,14 +540,14 @@ impl ReaderShared {
     /// last change of the history's length (a racing one is settled by `wait_room`'s own check,
     /// or by the writer's resend for a sample refused over the network).
     pub(crate) fn keeps_all_and_is_full(&self) -> bool {
-        self.full.load(Ordering::Relaxed)
+        self.qos.reliability == Reliability::Reliable
+            && self.qos.depth().is_none()
+            && self.queued.load(Ordering::Relaxed) >= self.keep_all_max
     }
 
-    /// Call under the history lock after the history's length changed: keeps `full` current.
+    /// Call under the history lock after the history's length changed: keeps `queued` current.
     fn note_fill(&self, st: &ReaderState) {
-        if self.qos.reliability == Reliability::Reliable && self.qos.depth().is_none() {
-            self.full.store(st.queue.len() >= self.keep_all_max, Ordering::Relaxed);
-        }
+        self.queued.store(st.queue.len(), Ordering::Release);
     }
 
     /// Waits until the history has room or `until` passes; false on time-out.

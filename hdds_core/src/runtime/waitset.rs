@@ -537,4 +537,36 @@ mod tests {
         crate::spin::assert_spins_300_ms_then_sleeps(start, || core.cv_sleepers.load(Ordering::SeqCst) > 0);
         assert!(!t.join().unwrap(), "nothing was written");
     }
+
+    /// A reader is ready exactly while its history holds samples: the lock-free look at it
+    /// (`ReaderShared::queue_len`) follows every push and every take, and a wait that sleeps is
+    /// woken by the next push.
+    #[test]
+    fn a_reader_is_ready_while_it_holds_samples() {
+        let p = crate::Participant::new(crate::ParticipantConfig::default()).unwrap();
+        let w = p.create_writer("ready", "T", crate::Qos::default()).unwrap();
+        let r = Arc::new(p.create_reader("ready", "T", crate::Qos::default()).unwrap());
+        let mut ws = WaitSet::new();
+        let short = Some(Duration::from_millis(1));
+        let mut e = [WaitEntry::new(Target::ReaderData(&r))];
+        assert!(!ws.wait(&mut e[..], short), "nothing was written");
+        w.write(&[0, 1, 0, 0, 1]).unwrap();
+        w.write(&[0, 1, 0, 0, 2]).unwrap();
+        assert!(ws.wait(&mut e[..], short) && e[0].ready);
+        assert_eq!(r.available(), 2);
+        r.take().unwrap();
+        assert!(ws.wait(&mut e[..], short), "one sample is left");
+        r.take().unwrap();
+        assert_eq!(r.available(), 0);
+        assert!(!ws.wait(&mut e[..], short) && !e[0].ready, "everything was taken");
+        let rr = Arc::clone(&r);
+        let sleeper = std::thread::spawn(move || {
+            let mut ws = WaitSet::new();
+            let mut e = [WaitEntry::new(Target::ReaderData(&rr))];
+            ws.wait(&mut e[..], Some(Duration::from_secs(10)))
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        w.write(&[0, 1, 0, 0, 3]).unwrap();
+        assert!(sleeper.join().unwrap(), "the push after the wait's look did not wake it");
+    }
 }
