@@ -69,6 +69,8 @@ def configs(quick, cpus=None):
         ("intra-floor", "hdds", 64, ["intra-floor", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-floor-condvar", "hdds", 64, ["intra-floor-condvar", "--size", "64", "--count", str(10 * count_for(64, quick))]),
         ("intra-same-thread", "hdds", 64, ["intra-same-thread", "--size", "64", "--count", "20000"]),
+        ("intra-net", "hdds", 64, ["intra", "--size", "64", "--count", str(10 * count_for(64, quick)), "--network"]),
+        ("intra-same-thread-net", "hdds", 64, ["intra-same-thread", "--size", "64", "--count", "20000", "--network"]),
         ("floor-futex", "hdds", 0, ["floor-futex", "--count", str(count_for(64, quick))] + pin),
         ("floor-cacheline", "hdds", 0, ["floor-cacheline", "--count", str(5 * count_for(64, quick))] + pin),
         ("floor-cacheline-copy-64", "hdds", 64,
@@ -181,7 +183,9 @@ def targets(agg):
 def information(agg):
     """Ratios the issue sets no target for, shown beside the targets."""
     p = lambda name: agg[name]["p50_us"] if name in agg else float("nan")
-    return [("intra-process across threads / std mutex + condvar hand-off", p("intra") / p("intra-floor-condvar")),
+    return [("intra-process across threads on a participant on the network (an rmw_hdds node's) / its floor",
+             p("intra-net") / p("intra-floor")),
+            ("intra-process across threads / std mutex + condvar hand-off", p("intra") / p("intra-floor-condvar")),
             ("intra-process with wait_spin = 0 (sleeping at once) / its floor", p("intra-nospin") / p("intra-floor")),
             ("shm 64 B with the default wait_spin / futex wake-up floor", p("shm-default-64") / p("floor-futex")),
             ("shm busy-polling 64 B / cache-line + two copies floor (the counter's line and the payload's cross)",
@@ -214,7 +218,9 @@ def write_md(path, doc):
                         ("intra-nospin", "the same, wait_spin = 0 (the reader sleeps at once)"),
                         ("intra-floor", "floor: crossbeam hand-off of the payload + timestamp + mutex"),
                         ("intra-floor-condvar", "second floor (information): std mutex + condvar hand-off + timestamp"),
-                        ("intra-same-thread", "hdds write then take, same thread (per pair)")]:
+                        ("intra-same-thread", "hdds write then take, same thread (per pair)"),
+                        ("intra-net", "hdds write → take across threads, participant on the network (as an rmw_hdds node's)"),
+                        ("intra-same-thread-net", "hdds write then take, same thread, participant on the network")]:
         a = agg.get(name)
         if not a:
             continue
@@ -257,6 +263,9 @@ HOW = """- `intra`: one participant without network, a writer and reader on `pin
   DDS write must: one mutex, one `Instant::now()`, then a crossbeam channel send of the payload
   buffer itself (moved, no copy); the receiver blocks in `recv` (crossbeam spins, yields, then
   parks). The second floor hands the buffer over through a std `Mutex<Option<Vec>>` + `Condvar`.
+  `intra-net`, `intra-same-thread-net` (`--network`): the same on a participant on loopback with
+  shared memory on, as every rmw_hdds node's participant is: each write also runs the RTPS machine
+  (which only numbers the sample while no remote reader is matched) and the ring's checks.
 - `shm`: two processes (the second is the first started again), shared memory on by default,
   KEEP_LAST 4 reliable; both sides take with `Reader::take_timeout`. Sleeping readers have
   `wait_spin = 0` (doorbell futex, no spin; the futex floors do not spin either); `shm-default-64`
