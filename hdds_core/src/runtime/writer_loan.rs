@@ -78,7 +78,8 @@ impl Writer {
         let volatile = self.shared.qos.durability != Durability::TransientLocal;
         // Without same-host readers (as yet) the ring lends nothing: no turn to take for it (a
         // reader that comes meanwhile gets the sample by copy, as from Writer::write).
-        if let (Some(shm), true) = (&self.shared.shm.as_ref().filter(|s| s.reader_count() > 0), volatile) {
+        let ring = self.shared.shm.as_ref().filter(|s| volatile && s.reader_count() > 0);
+        if let Some(shm) = ring {
             // Same-host readers: serialize straight into the ring slot they will read (no copy on
             // the way to them). The turn keeps other threads' writes of this writer waiting
             // meanwhile (the ring lends one slot at a time).
