@@ -297,6 +297,33 @@ impl ReaderProxy {
         true
     }
 
+    /// One line of what this proxy holds, for a failing test or a stuck link's report.
+    pub(crate) fn describe(&self, now: Instant) -> String {
+        let ms = |t: Option<Instant>| t.map(|t| t.saturating_duration_since(now).as_millis() as i64);
+        let requested: Vec<i64> = self.requested.iter().take(8).collect();
+        let frag_requests: Vec<i64> = self.frag_requests.iter().map(|r| r.sn).collect();
+        format!(
+            "reader={} reliable={} acked={} first_relevant={} joining={} sync_pending={} sync_sent={} \
+             last_acknack={:?} last_nack_frag={:?} requested={requested:?} frag_cursor={:?} \
+             frag_requests={frag_requests:?} replay={}..={} resend_in_ms={:?} hb_due={} heard_ms_ago={}",
+            self.guid,
+            self.reliable,
+            self.acked,
+            self.first_relevant,
+            self.joining,
+            self.sync_pending,
+            self.sync_sent,
+            self.last_acknack,
+            self.last_nack_frag,
+            self.frag_cursor,
+            self.replay_next,
+            self.replay_end,
+            ms(self.resend_at),
+            self.hb_due,
+            now.saturating_duration_since(self.last_heard).as_millis()
+        )
+    }
+
     /// Records that fragment `n` of `sn` was just resent.
     pub(crate) fn mark_frag_underway(&mut self, now: Instant, sn: i64, n: u32, suppression: Duration) {
         let until = now + suppression;

@@ -93,6 +93,14 @@ impl StatefulReader {
         self.writer(guid).map(|w| w.last_heard)
     }
 
+    /// What the reader knows of each writer, one line each, then its counters: for a failing
+    /// test or a stuck link's report.
+    pub fn describe(&self, now: Instant) -> String {
+        let mut s: String = self.writers.iter().map(|w| w.describe(now, &self.reassembler) + "\n").collect();
+        s += &format!("{:?}", self.stats);
+        s
+    }
+
     /// Starts listening to a writer and sends it a pre-emptive ACKNACK (nothing received, no final
     /// flag), which asks the writer for a HEARTBEAT so that we learn where it stands at once.
     pub fn match_writer(&mut self, now: Instant, writer: Guid, out: &mut Vec<ReaderAction>) {
@@ -616,5 +624,18 @@ mod tests {
         assert_eq!((a[0].state.base, members(&a[0])), (SequenceNumber::from_parts(1, 1), vec![b + 3]));
         data(&mut r, t, b + 3, &mut out);
         assert_eq!(delivered(&out), vec![b, b + 1, b + 2, b + 3, b + 4]);
+    }
+
+    #[test]
+    fn describe_reports_what_the_reader_knows_of_each_writer() {
+        let t = Instant::now();
+        let (mut r, mut out) = matched(t, Duration::ZERO);
+        data(&mut r, t, 1, &mut out);
+        data(&mut r, t, 3, &mut out);
+        r.on_heartbeat(t, W, &hb(1, 5, 1, false), &mut out);
+        let s = r.describe(t);
+        let line = s.lines().next().unwrap();
+        assert!(line.starts_with(&format!("writer={W} next=2 known_last=5 hb_last=5 buffered=1 ")), "{s}");
+        assert!(line.contains(" last_hb=Some(1) "), "{s}");
     }
 }

@@ -192,6 +192,27 @@ impl StatefulWriter {
         self.is_acked_by_all(self.history.last_sn())
     }
 
+    /// The writer's state and what it knows of each reader, one line each, then its counters:
+    /// for a failing test or a stuck link's report.
+    pub fn describe(&self, now: Instant) -> String {
+        let mut s = format!(
+            "history={}..={} min_acked={} hb_count={} hb_unanswered={} last_hb_ms_ago={} next_deadline_in_ms={:?}\n",
+            self.history.first_sn(),
+            self.history.last_sn(),
+            self.min_acked,
+            self.hb_count,
+            self.hb_unanswered,
+            now.saturating_duration_since(self.last_hb).as_millis(),
+            self.next_deadline().map(|t| t.saturating_duration_since(now).as_millis())
+        );
+        for p in &self.proxies {
+            s += &p.describe(now);
+            s.push('\n');
+        }
+        s += &format!("{:?}", self.stats);
+        s
+    }
+
     /// A write now would not block.
     pub fn can_write(&self) -> bool {
         !self.history.is_full()

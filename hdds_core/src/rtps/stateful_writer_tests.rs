@@ -506,3 +506,17 @@ fn a_volatile_writer_without_readers_numbers_its_samples_and_a_joiner_starts_aft
     assert!(data(&out).is_empty());
     assert!(w.history().is_empty());
 }
+
+#[test]
+fn describe_reports_the_history_and_each_readers_acknowledged_sn_and_requests() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepAll { max_samples: 16 }, Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 5, 8, &mut out);
+    w.on_acknack(t, g(1), &acknack(3, &[4], 1), &mut out);
+    let s = w.describe(t);
+    assert!(s.starts_with("history=3..=5 min_acked=2 "), "{s}");
+    assert!(s.contains(" acked=2 ") && s.contains(" last_acknack=Some(1) "), "{s}");
+    assert!(s.lines().nth(1).is_some_and(|l| l.starts_with(&format!("reader={}", g(1)))), "{s}");
+}

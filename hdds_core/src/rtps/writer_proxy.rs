@@ -198,6 +198,31 @@ impl WriterProxy {
         self.deliver_ready(out);
     }
 
+    /// One line of what this proxy holds, for a failing test or a stuck link's report.
+    pub(crate) fn describe(&self, now: Instant, reassembler: &Reassembler) -> String {
+        let partial: Vec<i64> = reassembler.partial_sns(self.guid).collect();
+        format!(
+            "writer={} next={} known_last={} hb_last={} buffered={} partial={partial:?} fragmented={} \
+             frags_announced={:?} synced={} last_hb={:?} last_hb_frag={:?} acknacks={} nack_frags={} \
+             ack_due={} lost={} heard_ms_ago={}",
+            self.guid,
+            self.next,
+            self.known_last,
+            self.hb_last,
+            self.buffered(),
+            self.fragmented,
+            self.frags_announced,
+            self.synced,
+            self.last_hb,
+            self.last_hb_frag,
+            self.acknack_count,
+            self.nack_frag_count,
+            self.ack_at.is_some(),
+            self.lost,
+            now.saturating_duration_since(self.last_heard).as_millis()
+        )
+    }
+
     /// The SNs to NACK: known to exist, not received, not irrelevant, not partially received (those
     /// get a NACK_FRAG), within 256 of `next` and within the buffer. From a writer that fragments
     /// its samples, the oldest ones only, as many as the reassembly has slots left for this writer

@@ -432,6 +432,17 @@ impl Reader {
         }
     }
 
+    /// The reliable RTPS reader's state, per remote writer (next SN, what it knows the writer
+    /// has, partial samples, counters), as text for a report; None without a network or
+    /// best-effort.
+    pub fn protocol_state(&self) -> Option<String> {
+        let port = lock(self.shared.port.as_ref()?);
+        match &port.rtps {
+            ReaderMachine::Reliable(r) => Some(r.describe(Instant::now())),
+            ReaderMachine::BestEffort(_) => None,
+        }
+    }
+
     pub fn matched_writer_count(&self) -> usize {
         let remote = self.shared.port.as_ref().map_or(0, |p| lock(p).matched_count());
         self.shared.intra_writers.load(Ordering::Relaxed) + self.shared.shm_writers.load(Ordering::Relaxed) + remote

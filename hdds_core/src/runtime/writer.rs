@@ -556,6 +556,12 @@ impl Writer {
         self.shared.lock().net.as_ref().map(|p| p.rtps.stats())
     }
 
+    /// The RTPS writer's state, per remote reader (acknowledged SN, queued repairs, counters), as
+    /// text for a report; None without a network.
+    pub fn protocol_state(&self) -> Option<String> {
+        self.shared.lock().net.as_ref().map(|p| p.rtps.describe(Instant::now()))
+    }
+
     /// How many readers this writer currently delivers to: same-process and remote.
     pub fn matched_reader_count(&self) -> usize {
         let st = self.shared.lock();

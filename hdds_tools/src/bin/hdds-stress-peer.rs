@@ -12,6 +12,7 @@
 //!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
 //!   NET datagrams_sent=N datagrams_received=N send_errors=N fragments_over_limit=N
 //!       shm_attach_failures=N shm_segments_reclaimed=N shm_samples_read=N   (at exit)
+//!   PROTO topic=T ...   (after a failed check: the RTPS writer's or reader's state, line by line)
 //! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
 //! a sample is only counted written once the engine took it, so any gap a reader sees is a loss.
 //!
@@ -323,6 +324,10 @@ fn main() -> ExitCode {
             p.max_write.as_secs_f64() * 1e3,
             u8::from(*a)
         ));
+        if !*a {
+            // Why not: what the RTPS writer holds for each reader (acknowledged SN, repairs).
+            say_protocol_state(&p.topic, p.writer.protocol_state());
+        }
     }
     if let Some(n) = participant.network_stats() {
         say(&format!(
@@ -348,7 +353,18 @@ fn main() -> ExitCode {
             s.gaps,
             s.dups
         ));
-        ok &= s.gaps == 0 && s.dups == 0 && (expect == 0 || s.received >= expect);
+        let good = s.gaps == 0 && s.dups == 0 && (expect == 0 || s.received >= expect);
+        if !good {
+            say_protocol_state(&s.topic, s.reader.protocol_state());
+        }
+        ok &= good;
     }
     ExitCode::from(u8::from(!ok))
+}
+
+/// A failed check's evidence: the RTPS machine's state, one `PROTO topic=T ...` line per line.
+fn say_protocol_state(topic: &str, state: Option<String>) {
+    for line in state.unwrap_or_default().lines() {
+        say(&format!("PROTO topic={topic} {line}"));
+    }
 }
