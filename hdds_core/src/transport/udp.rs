@@ -250,21 +250,28 @@ impl UdpReceiver {
     }
 
     /// Receives until the stop handle is signalled, calling `on_datagram` for each datagram with
-    /// the channel it came on and its source. The buffers are reused: the handler parses in place.
-    pub fn run(mut self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr)) {
+    /// the channel it came on and its source, and `on_error` for each failure other than an
+    /// interruption (the loop goes on after a back-off, see [`Backoff`]). The buffers are reused:
+    /// the handler parses in place.
+    pub fn run(
+        mut self,
+        mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr),
+        mut on_error: impl FnMut(&io::Error),
+    ) {
         use std::sync::atomic::Ordering;
         let stop = self.stop.clone();
         let mut events = Events::with_capacity(16);
         let mut batch = Batch::new();
+        let mut backoff = Backoff::default();
         while !stop.stop.load(Ordering::Acquire) {
             if let Err(e) = self.poll.poll(&mut events, None) {
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
+                if e.kind() != io::ErrorKind::Interrupted {
+                    on_error(&e);
+                    backoff.wait();
                 }
-                // A poller that fails is not recoverable; the participant's liveliness will lapse
-                // and peers will drop it, which is what must happen.
-                return;
+                continue;
             }
+            backoff.reset();
             for ev in events.iter() {
                 if ev.token() == WAKER {
                     continue;
@@ -287,8 +294,13 @@ impl UdpReceiver {
                         Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         // ICMP errors from an earlier send surface here (e.g. connection refused):
-                        // they say nothing about this socket's health.
-                        Err(_) => break,
+                        // they say nothing about this socket's health, and what is queued behind
+                        // them is read on (edge-triggered: no new event would come for it).
+                        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
+                        Err(e) => {
+                            on_error(&e);
+                            break;
+                        }
                     }
                 }
             }
@@ -363,9 +375,10 @@ impl UserReceiver {
     /// Receives until the stop handle is signalled, blocking in `recvmmsg` (which then takes every
     /// datagram already queued, up to a batch), and calls `on_datagram` for each, as
     /// [`UdpReceiver::run`] does.
-    pub fn run(self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr)) {
+    pub fn run(self, mut on_datagram: impl FnMut(&[u8], Channel, SocketAddr), mut on_error: impl FnMut(&io::Error)) {
         use std::sync::atomic::Ordering;
         let mut batch = Batch::new();
+        let mut backoff = Backoff::default();
         let fd = self.socket.as_raw_fd();
         loop {
             let got = batch.receive(fd, libc::MSG_WAITFORONE);
@@ -375,6 +388,7 @@ impl UserReceiver {
             }
             match got {
                 Ok(n) => {
+                    backoff.reset();
                     for i in 0..n {
                         let (d, from) = batch.datagram(i);
                         on_datagram(d, Channel::UserUnicast, from);
@@ -384,11 +398,39 @@ impl UserReceiver {
                 // ICMP errors from an earlier send (none leave from this socket, but the kernel
                 // may queue one): they say nothing about the socket's health.
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {}
-                // Anything else would repeat at once: as with a failing poller, the participant's
-                // liveliness lapses and peers drop it.
-                Err(_) => return,
+                Err(e) => {
+                    on_error(&e);
+                    backoff.wait();
+                }
             }
         }
+    }
+}
+
+/// How a receive loop waits after a failure it cannot name a cause for (ENOMEM, ENOBUFS, a
+/// poller error): 1 ms, doubling to 100 ms while failures repeat. The loop never ends on an
+/// error: its participant's SPDP goes on from the timer thread, so peers would keep a participant
+/// alive whose receive thread had stopped, and its readers and writers would wait for data and
+/// acknowledgments that can no longer reach them.
+#[derive(Default)]
+struct Backoff {
+    next: Option<std::time::Duration>,
+}
+
+impl Backoff {
+    fn wait(&mut self) {
+        std::thread::sleep(self.step());
+    }
+
+    /// The next wait, and the one after it doubled.
+    fn step(&mut self) -> std::time::Duration {
+        let d = self.next.unwrap_or(std::time::Duration::from_millis(1));
+        self.next = Some((d * 2).min(std::time::Duration::from_millis(100)));
+        d
+    }
+
+    fn reset(&mut self) {
+        self.next = None;
     }
 }
 
@@ -435,11 +477,23 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let stop = sockets.receiver.stop_handle();
         let t = std::thread::spawn(move || {
-            sockets.receiver.run(|d, ch, _| {
-                let _ = tx.send((d.to_vec(), ch));
-            })
+            sockets.receiver.run(
+                |d, ch, _| {
+                    let _ = tx.send((d.to_vec(), ch));
+                },
+                |e| panic!("receive failed: {e}"),
+            )
         });
         (stop, rx, t)
+    }
+
+    #[test]
+    fn receive_failures_back_off_from_1_to_100_ms_and_start_over_after_a_success() {
+        let mut b = Backoff::default();
+        let steps: Vec<u128> = (0..9).map(|_| b.step().as_millis()).collect();
+        assert_eq!(steps, [1, 2, 4, 8, 16, 32, 64, 100, 100]);
+        b.reset();
+        assert_eq!(b.step(), Duration::from_millis(1));
     }
 
     #[test]
@@ -471,8 +525,11 @@ mod tests {
         let stop = poll_side.stop_handle();
         let (tx, rx) = mpsc::channel();
         let tx2 = tx.clone();
-        let tu = std::thread::spawn(move || user_side.run(|d, ch, _| tx.send((d.to_vec(), ch)).unwrap()));
-        let tp = std::thread::spawn(move || poll_side.run(|d, ch, _| tx2.send((d.to_vec(), ch)).unwrap()));
+        let tu =
+            std::thread::spawn(move || user_side.run(|d, ch, _| tx.send((d.to_vec(), ch)).unwrap(), |e| panic!("{e}")));
+        let tp = std::thread::spawn(move || {
+            poll_side.run(|d, ch, _| tx2.send((d.to_vec(), ch)).unwrap(), |e| panic!("{e}"))
+        });
         for i in 0..10u8 {
             sender.send_to(&[i; 3], to_user).unwrap();
         }

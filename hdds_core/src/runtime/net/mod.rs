@@ -81,6 +81,8 @@ pub struct NetStats {
     pub datagrams_sent: u64,
     pub bytes_sent: u64,
     pub send_errors: u64,
+    /// Receives (or polls) that failed other than by interruption; the receive threads retry.
+    pub receive_errors: u64,
     /// Datagrams that are not RTPS 2.x or whose header is broken: dropped.
     pub malformed_datagrams: u64,
     /// Submessages that failed to parse (the rest of their datagram is dropped).
@@ -152,6 +154,7 @@ pub(crate) struct Counters {
     datagrams_sent: AtomicU64,
     bytes_sent: AtomicU64,
     send_errors: AtomicU64,
+    receive_errors: AtomicU64,
     malformed_datagrams: AtomicU64,
     malformed_submessages: AtomicU64,
     unknown_submessages: AtomicU64,
@@ -344,12 +347,12 @@ impl Network {
         let n = Arc::clone(&net);
         let recv = std::thread::Builder::new().name(name("recv")).spawn(move || {
             let mut ctx = receive::Context::default();
-            receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx));
+            receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx), |e| n.receive_failed(e));
         });
         let n = Arc::clone(&net);
         let recv_user = std::thread::Builder::new().name(name("recvuc")).spawn(move || {
             let mut ctx = receive::Context::default();
-            user_receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx));
+            user_receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx), |e| n.receive_failed(e));
         });
         let n = Arc::clone(&net);
         let timer = std::thread::Builder::new().name(name("timer")).spawn(move || n.timer.run(|now| n.sweep(now)));
@@ -394,6 +397,7 @@ impl Network {
             datagrams_sent: g(&c.datagrams_sent),
             bytes_sent: g(&c.bytes_sent),
             send_errors: g(&c.send_errors),
+            receive_errors: g(&c.receive_errors),
             malformed_datagrams: g(&c.malformed_datagrams),
             malformed_submessages: g(&c.malformed_submessages),
             unknown_submessages: g(&c.unknown_submessages),
@@ -515,6 +519,19 @@ impl Network {
                 self.counters.bytes_sent.fetch_add(d.len() as u64, Ordering::Relaxed);
             }
             Err(_) => bump(&self.counters.send_errors),
+        }
+    }
+
+    /// A receive thread's socket or poller failed (it retries after a back-off): counted, and the
+    /// first failure of the process is written to stderr, since until it clears nothing arrives.
+    fn receive_failed(&self, e: &std::io::Error) {
+        static LOGGED: AtomicBool = AtomicBool::new(false);
+        bump(&self.counters.receive_errors);
+        if !LOGGED.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "hdds: receiving failed ({e}); retrying (NetStats::receive_errors counts each failure; this \
+                 message is shown once per process)"
+            );
         }
     }
 
