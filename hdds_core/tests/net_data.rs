@@ -202,3 +202,28 @@ fn each_sample_reaches_a_reader_by_one_path_only() {
     }
     assert!(!d.discovered_participants().contains(&c.guid()));
 }
+
+/// A participant deleted right after a write whose datagram was lost (a silenced network, as on a
+/// lossy link) waits for its open writer's last sample to be acknowledged before it says goodbye:
+/// the reader gets the sample (it would only learn that the writer left).
+#[test]
+fn a_participant_deleted_after_a_lost_write_still_delivers_it() {
+    let a = net_participant(118, |_| {});
+    let b = net_participant(118, |_| {});
+    let q = Qos { history: History::KeepAll, ..Qos::default() };
+    let w = a.create_writer("t/linger", T, q).unwrap();
+    let r = b.create_reader("t/linger", T, q).unwrap();
+    assert!(matched(&w, &r));
+    assert!(w.wait_for_acknowledgments(Duration::from_secs(5)), "the match settled");
+    a.set_network_silenced(true);
+    w.write(&payload(7, 64)).unwrap();
+    a.set_network_silenced(false);
+    let t = Instant::now();
+    drop(a);
+    let took = t.elapsed();
+    let got = take_all(&r, 1, Duration::from_secs(2));
+    assert_eq!(got.len(), 1, "the sample written before the participant was deleted");
+    assert_eq!(&*got[0].data, &payload(7, 64)[..]);
+    assert!(took < Duration::from_secs(1), "the deletion waited {took:?}: at most the linger");
+    drop(w);
+}

@@ -847,6 +847,11 @@ impl WriterShared {
         next
     }
 
+    /// Every remote reliable reader acknowledged every sample (true without a network).
+    pub(crate) fn net_all_acked(&self) -> bool {
+        self.lock().net.as_ref().map_or(true, |p| p.rtps.all_acked())
+    }
+
     /// The timer's work on the machine; returns its next deadline. As [`WriterShared::net_drive`],
     /// a batching writer sends its own output in its turn.
     pub(crate) fn net_on_timer(&self, net: &Network, now: Instant, out: &mut Outbox) -> Option<Instant> {

@@ -128,6 +128,12 @@ impl Builtin {
         ]
     }
 
+    /// Every matched remote reader acknowledged everything our built-in writers sent (the
+    /// announcements and disposals of our endpoints).
+    pub(crate) fn all_acked(&self) -> bool {
+        self.writer_pairs().iter().all(|(port, _, _)| lock(port).rtps.all_acked())
+    }
+
     /// (our reader, its remote writer, the bit saying the remote has that writer)
     fn reader_pairs(&self) -> [(&Mutex<ReaderPort>, EntityId, u32); 3] {
         [
