@@ -110,7 +110,7 @@ else
   timeouts=$(field "$work/a_pub.log" timeouts)
   if [ "$prc" != 0 ] || [ "$src" != 0 ]; then
     fail link-down "publisher exit $prc, subscriber exit $src (a gap, a duplicate, a missing acknowledgment or a timeout)"
-    grep -HE "^(MATCH|PROTO)" "$work"/a_*.log | head -n 40; tail -n 5 "$work"/a_*.log
+    grep -HE "^(MATCH|PROTO)|panicked|^hdds:" "$work"/a_*.log | head -n 40; tail -n 5 "$work"/a_*.log
   elif ! grep -q "acked=1" "$work/a_pub.log"; then fail link-down "the writer's samples were not all acknowledged"
   elif [ "${received:-0}" -lt "$count" ]; then fail link-down "received ${received:-0} of $count"
   elif awk -v m="${max:-99999}" 'BEGIN { exit !(m > 1300) }'; then fail link-down "a write blocked ${max} ms (max_blocking_time 1000 ms)"
@@ -197,10 +197,10 @@ lossy_case() {
   read -r drop_ab drop_ba dup_ab dup_ba reord_ab reord_ba <<< "$link"
   if [ "$prc" != 0 ] || [ "$src" != 0 ]; then
     fail "$name" "publisher exit $prc, subscriber exit $src (a gap, a duplicate, a missing acknowledgment or a timeout)"
-    grep -HE "^(MATCH|PROTO)" "$work/${name}"_pub.log "$work/${name}"_sub.log | head -n 40; tail -n 5 "$work/${name}"_*.log
+    grep -HE "^(MATCH|PROTO)|panicked|^hdds:" "$work/${name}"_pub.log "$work/${name}"_sub.log | head -n 40; tail -n 5 "$work/${name}"_*.log
   elif ! grep -q "acked=1" "$work/${name}_pub.log"; then
     fail "$name" "the writer's samples were not all acknowledged"
-    grep -HE "^PROTO" "$work/${name}_pub.log" | head -n 40
+    grep -HE "^PROTO|panicked|^hdds:" "$work/${name}_pub.log" | head -n 40
   elif [ "${received:-0}" -lt "$count" ] || [ "${first:-0}" != 1 ]; then
     fail "$name" "received ${received:-0} of $count, first ${first:-none} (expected 1)"
   elif [ "${drop_ab:-0}" -eq 0 ] || [ "${drop_ba:-0}" -eq 0 ] || [ "${dup_ab:-0}" -eq 0 ] || [ "${reord_ab:-0}" -eq 0 ]; then

@@ -10,9 +10,9 @@
 //!   STATS s=<secs> rss_kb=R pss_kb=P fds=F heap_kb=H   every `--report` seconds (H: malloc in use)
 //!   WRITER topic=T written=N timeouts=K max_write_ms=M acked=0|1
 //!   READER topic=T received=N writers=W first=F gaps=G dups=D   (F: lowest first counter)
-//!   NET datagrams_sent=N datagrams_received=N send_errors=N fragments_over_limit=N
+//!   NET datagrams_sent=N datagrams_received=N send_errors=N receive_errors=N fragments_over_limit=N
 //!       shm_attach_failures=N shm_segments_reclaimed=N shm_samples_read=N   (at exit)
-//!   PROTO topic=T ...   (after a failed check: the RTPS writer's or reader's state, line by line)
+//!   PROTO topic=T ...   (at exit: the RTPS writer's or reader's state, line by line)
 //! A write that times out (`max_blocking_time`, `--max-blocking`) is retried with the same counter:
 //! a sample is only counted written once the engine took it, so any gap a reader sees is a loss.
 //!
@@ -324,18 +324,18 @@ fn main() -> ExitCode {
             p.max_write.as_secs_f64() * 1e3,
             u8::from(*a)
         ));
-        if !*a {
-            // Why not: what the RTPS writer holds for each reader (acknowledged SN, repairs).
-            say_protocol_state(&p.topic, p.writer.protocol_state());
-        }
+        // What the RTPS writer holds for each reader (acknowledged SN, repairs): the evidence of
+        // a failed check here or at its readers.
+        say_protocol_state(&p.topic, p.writer.protocol_state());
     }
     if let Some(n) = participant.network_stats() {
         say(&format!(
-            "NET datagrams_sent={} datagrams_received={} send_errors={} fragments_over_limit={} \
+            "NET datagrams_sent={} datagrams_received={} send_errors={} receive_errors={} fragments_over_limit={} \
              shm_attach_failures={} shm_segments_reclaimed={} shm_samples_read={}",
             n.datagrams_sent,
             n.datagrams_received,
             n.send_errors,
+            n.receive_errors,
             n.fragments_over_limit,
             n.shm_attach_failures,
             n.shm_segments_reclaimed,
@@ -353,16 +353,13 @@ fn main() -> ExitCode {
             s.gaps,
             s.dups
         ));
-        let good = s.gaps == 0 && s.dups == 0 && (expect == 0 || s.received >= expect);
-        if !good {
-            say_protocol_state(&s.topic, s.reader.protocol_state());
-        }
-        ok &= good;
+        say_protocol_state(&s.topic, s.reader.protocol_state());
+        ok &= s.gaps == 0 && s.dups == 0 && (expect == 0 || s.received >= expect);
     }
     ExitCode::from(u8::from(!ok))
 }
 
-/// A failed check's evidence: the RTPS machine's state, one `PROTO topic=T ...` line per line.
+/// The evidence for a failed check: the RTPS machine's state, one `PROTO topic=T ...` line per line.
 fn say_protocol_state(topic: &str, state: Option<String>) {
     for line in state.unwrap_or_default().lines() {
         say(&format!("PROTO topic={topic} {line}"));
