@@ -520,3 +520,32 @@ fn describe_reports_the_history_and_each_readers_acknowledged_sn_and_requests() 
     assert!(s.contains(" acked=2 ") && s.contains(" last_acknack=Some(1) "), "{s}");
     assert!(s.lines().nth(1).is_some_and(|l| l.starts_with(&format!("reader={}", g(1)))), "{s}");
 }
+
+#[test]
+fn unanswered_heartbeats_back_off_to_unacked_heartbeat_max_not_to_the_idle_period() {
+    let t0 = Instant::now();
+    let mut c = cfg(HistoryKind::KeepAll { max_samples: 16 }, Durability::Volatile);
+    c.heartbeat_period = Duration::from_secs(1);
+    let mut w = StatefulWriter::new(c, t0);
+    let mut out = Vec::new();
+    w.match_reader(t0, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t0, 1, 8, &mut out);
+    // No ACKNACK ever comes: the HEARTBEATs slow down, to 100 ms and no further.
+    let mut sent = Vec::new();
+    let mut now = t0;
+    while now < t0 + Duration::from_secs(3) {
+        now = w.next_deadline().expect("a reliable writer with unacknowledged data has a deadline");
+        out.clear();
+        w.on_timer(now, &mut out);
+        if !heartbeats(&out).is_empty() {
+            sent.push(now);
+        }
+    }
+    let gaps: Vec<Duration> = sent.windows(2).map(|p| p[1] - p[0]).collect();
+    assert_eq!(gaps.iter().max(), Some(&ms(100)), "{gaps:?}");
+    assert!(gaps.iter().filter(|&&g| g == ms(100)).count() > 20, "{gaps:?}");
+    // Once everything is acknowledged the idle period applies.
+    w.on_acknack(now, g(1), &acknack(2, &[], 1), &mut out);
+    assert!(w.all_acked());
+    assert_eq!(w.next_deadline(), sent.last().map(|&t| t + Duration::from_secs(1)));
+}

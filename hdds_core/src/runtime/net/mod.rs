@@ -54,9 +54,9 @@ use crate::transport::udp::{StopHandle, UdpConfig, UdpSender, UdpSockets};
 use crate::wire::{EntityId, Guid, GuidPrefix, Locator};
 
 /// How often a reliable writer whose readers acknowledged everything still sends a HEARTBEAT.
-/// While something is unacknowledged the writer's fast period applies (10 ms, backing off): this
-/// one only keeps an idle writer's readers informed, so it can be slow (idle ROS nodes with many
-/// publishers would otherwise send ten datagrams a second per writer and reader).
+/// While something is unacknowledged the writer's fast period applies (10 ms, backing off to
+/// 100 ms): this one only keeps an idle writer's readers informed, so it can be slow (idle ROS
+/// nodes with many publishers would otherwise send ten datagrams a second per writer and reader).
 pub(crate) const IDLE_HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A best-effort write sends at most this many bytes back to back before pausing

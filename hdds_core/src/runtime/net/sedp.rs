@@ -70,6 +70,12 @@ pub(crate) enum BuiltinKind {
 /// because deadlines are `Instant + period`.
 const BUILTIN_IDLE_HEARTBEAT_PERIOD: std::time::Duration = std::time::Duration::from_secs(3600);
 
+/// How far a discovery writer's HEARTBEATs back off while an announcement stays unacknowledged
+/// (the fast period, 10 ms, doubled ten times): a participant that vanished without a goodbye
+/// costs a HEARTBEAT every 10 s per built-in writer until its lease runs out, not ten a second,
+/// which at scale (bench/discovery_scale.py) would be most of the discovery traffic.
+const BUILTIN_UNACKED_HEARTBEAT_MAX: std::time::Duration = std::time::Duration::from_millis(10_240);
+
 fn builtin_writer(
     prefix: GuidPrefix,
     id: EntityId,
@@ -81,6 +87,7 @@ fn builtin_writer(
     cfg.history = history;
     cfg.durability = Durability::TransientLocal;
     cfg.heartbeat_period = BUILTIN_IDLE_HEARTBEAT_PERIOD;
+    cfg.unacked_heartbeat_max = BUILTIN_UNACKED_HEARTBEAT_MAX;
     Mutex::new(WriterPort::new(StatefulWriter::new(cfg, now), reader))
 }
 
