@@ -596,7 +596,11 @@ impl Network {
         // be lost: the sample is gone, or a remote writer waits for our reader's acknowledgment
         // until our lease runs out (test/fault lossy_frag, 1 run in about 80). Both waits end at
         // once when nothing is outstanding, which on a working link is one round trip.
-        let until = Instant::now() + LINGER;
+        // Dropped on one of its own threads (a listener), it would block that thread's part of
+        // the exchange: no wait then.
+        let me = std::thread::current().id();
+        let own_thread = lock(&self.threads).iter().any(|t| t.thread().id() == me);
+        let until = if own_thread { Instant::now() } else { Instant::now() + LINGER };
         self.linger(until, || read(&self.writers).values().all(|w| w.net_all_acked()));
         let mut out = Outbox::new();
         self.dispose_all_local(&mut out);
@@ -609,7 +613,6 @@ impl Network {
         if let Some(shm) = &self.shm {
             shm.stop();
         }
-        let me = std::thread::current().id();
         let threads = std::mem::take(&mut *lock(&self.threads));
         for t in threads {
             // A participant dropped on one of its own threads cannot wait for itself.
