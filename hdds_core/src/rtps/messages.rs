@@ -199,6 +199,38 @@ pub(crate) fn count_newer(a: i32, b: i32) -> bool {
     a.wrapping_sub(b) > 0
 }
 
+/// After this long without an accepted message, a count that is not newer is taken as a peer that
+/// started counting again, not as a duplicate (Cyclone DDS's accept_ack_or_hb_w_timeout, 2 s).
+pub(crate) const COUNT_RESTART_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The count of the last accepted ACKNACK, NACK_FRAG, HEARTBEAT or HEARTBEAT_FRAG from one remote
+/// entity, and when it was accepted. A count not newer than it is a duplicate or reordered
+/// message (RTPS 2.5 8.3.7), except once [`COUNT_RESTART_AFTER`] has passed: a peer whose lease of
+/// us ran out while ours of it did not re-creates its proxy and counts from 1 again, and would
+/// otherwise be ignored until its count passed the old one (thousands of rounds).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LastCount {
+    last: Option<(i32, std::time::Instant)>,
+}
+
+impl LastCount {
+    /// Whether a message with `count`, received at `now`, is to be acted on; it is remembered if so.
+    pub(crate) fn accept(&mut self, count: i32, now: std::time::Instant) -> bool {
+        if let Some((c, at)) = self.last {
+            if !count_newer(count, c) && now < at + COUNT_RESTART_AFTER {
+                return false;
+            }
+        }
+        self.last = Some((count, now));
+        true
+    }
+
+    /// The last accepted count.
+    pub(crate) fn count(&self) -> Option<i32> {
+        self.last.map(|(c, _)| c)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +250,18 @@ mod tests {
         assert!(!count_newer(1, 1));
         assert!(!count_newer(1, 2));
         assert!(count_newer(i32::MIN, i32::MAX));
+    }
+
+    #[test]
+    fn an_old_count_is_a_duplicate_until_the_restart_time_then_a_restarted_peer() {
+        let t = std::time::Instant::now();
+        let mut c = LastCount::default();
+        assert!(c.accept(100, t) && c.accept(101, t));
+        assert!(!c.accept(101, t), "duplicate");
+        assert!(!c.accept(1, t + COUNT_RESTART_AFTER / 2), "reordered, or restarted too recently to tell");
+        assert!(c.accept(1, t + COUNT_RESTART_AFTER), "a peer that counts from 1 again");
+        assert_eq!(c.count(), Some(1));
+        assert!(c.accept(2, t + COUNT_RESTART_AFTER), "and counts on from there");
     }
 
     #[test]

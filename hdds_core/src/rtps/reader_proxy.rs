@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::messages::{count_newer, AckNack, NackFrag};
+use super::messages::{AckNack, LastCount, NackFrag};
 use super::sn_window::SnWindow;
 use crate::qos::Durability;
 use crate::wire::Guid;
@@ -57,8 +57,8 @@ pub struct ReaderProxy {
     /// a HEARTBEAT the writing thread sends next could reach the reader before the answer the
     /// receive thread queued.)
     sync_sent: bool,
-    last_acknack: Option<i32>,
-    last_nack_frag: Option<i32>,
+    last_acknack: LastCount,
+    last_nack_frag: LastCount,
     /// Whole samples the reader asked for and we have not resent yet.
     pub(crate) requested: SnWindow,
     /// Samples resent recently: a NACK for them is not acted on until `underway_until`, because the
@@ -103,8 +103,8 @@ impl ReaderProxy {
             sync_pending: reliable && durability == Durability::Volatile,
             sync_answer: false,
             sync_sent: false,
-            last_acknack: None,
-            last_nack_frag: None,
+            last_acknack: LastCount::default(),
+            last_nack_frag: LastCount::default(),
             requested: SnWindow::new(first_relevant),
             underway: SnWindow::new(first_relevant),
             underway_until: None,
@@ -180,16 +180,15 @@ impl ReaderProxy {
     /// writer sends from now on (a reader that does not know a writer yet drops its data, and a
     /// volatile one may then skip it as history when it learns of the writer).
     pub fn has_acknacked(&self) -> bool {
-        self.last_acknack.is_some()
+        self.last_acknack.count().is_some()
     }
 
     /// Applies an ACKNACK; `last_sn` is the writer's last SN (requests beyond it mean nothing).
     pub(crate) fn on_acknack(&mut self, now: Instant, a: &AckNack, last_sn: i64, nack_delay: Duration) -> AckOutcome {
-        if self.last_acknack.is_some_and(|c| !count_newer(a.count, c)) {
+        let first_heard = self.last_acknack.count().is_none();
+        if !self.last_acknack.accept(a.count, now) {
             return AckOutcome::Ignored;
         }
-        let first_heard = self.last_acknack.is_none();
-        self.last_acknack = Some(a.count);
         if self.sync_sent {
             self.sync_sent = false;
             self.sync_pending = false;
@@ -261,10 +260,9 @@ impl ReaderProxy {
 
     /// Queues a NACK_FRAG; `total` is the sample's fragment count. Returns whether it was taken.
     pub(crate) fn on_nack_frag(&mut self, now: Instant, nf: &NackFrag, total: u32, nack_delay: Duration) -> bool {
-        if self.last_nack_frag.is_some_and(|c| !count_newer(nf.count, c)) {
+        if !self.last_nack_frag.accept(nf.count, now) {
             return false;
         }
-        self.last_nack_frag = Some(nf.count);
         self.last_heard = now;
         if !self.reliable || nf.sn <= self.acked {
             return false;
@@ -313,8 +311,8 @@ impl ReaderProxy {
             self.joining,
             self.sync_pending,
             self.sync_sent,
-            self.last_acknack,
-            self.last_nack_frag,
+            self.last_acknack.count(),
+            self.last_nack_frag.count(),
             self.frag_cursor,
             self.replay_next,
             self.replay_end,

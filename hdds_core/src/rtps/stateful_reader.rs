@@ -14,9 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::fragment::{EvictPolicy, FragOutcome, Reassembler, ReassemblyLimits};
-use super::messages::{
-    count_newer, AckNack, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, NackFrag, ReaderAction, SampleMeta,
-};
+use super::messages::{AckNack, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, NackFrag, ReaderAction, SampleMeta};
 use super::writer_proxy::WriterProxy;
 use crate::wire::Guid;
 
@@ -230,11 +228,10 @@ impl StatefulReader {
             return;
         }
         let p = &mut self.writers[i];
-        if p.last_hb.is_some_and(|c| !count_newer(hb.count, c)) {
+        if !p.last_hb.accept(hb.count, now) {
             self.stats.heartbeats_ignored += 1;
             return;
         }
-        p.last_hb = Some(hb.count);
         p.known_last = p.known_last.max(hb.last_sn);
         p.hb_last = p.hb_last.max(hb.last_sn);
         if hb.first_sn > p.next {
@@ -261,10 +258,9 @@ impl StatefulReader {
     pub fn on_heartbeat_frag(&mut self, now: Instant, writer: Guid, hb: &HeartbeatFrag, out: &mut Vec<ReaderAction>) {
         let Some(i) = self.proxy(writer, now) else { return };
         let p = &mut self.writers[i];
-        if p.last_hb_frag.is_some_and(|c| !count_newer(hb.count, c)) {
+        if !p.last_hb_frag.accept(hb.count, now) {
             return;
         }
-        p.last_hb_frag = Some(hb.count);
         p.known_last = p.known_last.max(hb.sn);
         let last_fragment = match p.frags_announced {
             Some((sn, n)) if sn == hb.sn => n.max(hb.last_fragment),

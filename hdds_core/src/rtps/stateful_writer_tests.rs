@@ -1,6 +1,7 @@
 //! Unit tests of the reliable writer (a separate file to keep stateful_writer.rs short).
 
 use super::*;
+use crate::rtps::messages::COUNT_RESTART_AFTER;
 use crate::wire::{FragmentNumberSet, SequenceNumber, SequenceNumberSet};
 
 fn g(b: u8) -> Guid {
@@ -548,4 +549,26 @@ fn unanswered_heartbeats_back_off_to_unacked_heartbeat_max_not_to_the_idle_perio
     w.on_acknack(now, g(1), &acknack(2, &[], 1), &mut out);
     assert!(w.all_acked());
     assert_eq!(w.next_deadline(), sent.last().map(|&t| t + Duration::from_secs(1)));
+}
+
+#[test]
+fn a_reader_that_counts_its_acknacks_from_1_again_is_heard_after_the_restart_time() {
+    let t = Instant::now();
+    let mut w = StatefulWriter::new(cfg(HistoryKind::KeepAll { max_samples: 16 }, Durability::Volatile), t);
+    let mut out = Vec::new();
+    w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
+    write_n(&mut w, t, 3, 8, &mut out);
+    w.on_acknack(t, g(1), &acknack(2, &[2], 500), &mut out);
+    // The reader re-created its proxy of us (its lease of us ran out) and asks for 2 and 3 again,
+    // counting from 1: a reordered old ACKNACK at first, a restarted reader after 2 s.
+    let again = acknack(2, &[2, 3], 1);
+    let later = t + ms(20);
+    out.clear();
+    w.on_acknack(later, g(1), &again, &mut out);
+    w.on_timer(later, &mut out);
+    assert!(data(&out).iter().all(|&(_, sn, _)| sn != 3), "{out:?}");
+    let restarted = t + COUNT_RESTART_AFTER;
+    out.clear();
+    w.on_acknack(restarted, g(1), &again, &mut out);
+    assert!(data(&out).contains(&(Dest::Reader(g(1)), 3, true)), "{out:?}");
 }

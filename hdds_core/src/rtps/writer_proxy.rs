@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::fragment::Reassembler;
-use super::messages::{Delivery, ReaderAction, SampleMeta};
+use super::messages::{Delivery, LastCount, ReaderAction, SampleMeta};
 use super::sn_window::{SnWindow, WINDOW_BITS};
 use crate::wire::Guid;
 
@@ -40,8 +40,8 @@ pub struct WriterProxy {
     /// The writer's latest sample came as DATA_FRAGs: it will resend a missing sample as fragments,
     /// each of which needs a reassembly slot (see [`WriterProxy::missing`]).
     pub(crate) fragmented: bool,
-    pub(crate) last_hb: Option<i32>,
-    pub(crate) last_hb_frag: Option<i32>,
+    pub(crate) last_hb: LastCount,
+    pub(crate) last_hb_frag: LastCount,
     pub(crate) acknack_count: i32,
     pub(crate) nack_frag_count: i32,
     /// When the owed ACKNACK goes out (HEARTBEAT response delay); `None` when none is owed.
@@ -64,8 +64,8 @@ impl WriterProxy {
             hb_last: 0,
             frags_announced: None,
             fragmented: false,
-            last_hb: None,
-            last_hb_frag: None,
+            last_hb: LastCount::default(),
+            last_hb_frag: LastCount::default(),
             acknack_count: 0,
             nack_frag_count: 0,
             ack_at: None,
@@ -213,8 +213,8 @@ impl WriterProxy {
             self.fragmented,
             self.frags_announced,
             self.synced,
-            self.last_hb,
-            self.last_hb_frag,
+            self.last_hb.count(),
+            self.last_hb_frag.count(),
             self.acknack_count,
             self.nack_frag_count,
             self.ack_at.is_some(),
