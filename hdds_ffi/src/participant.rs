@@ -108,7 +108,10 @@ pub extern "C" fn hdds_participant_create_with_config(
 
 /// Destroys a participant. Its discovery listener is cleared first (a callback running on another
 /// thread is waited for; none is called afterwards). Its writers and readers stay usable until
-/// they are destroyed themselves. NULL is a no-op. Not thread-safe with other uses of the same handle.
+/// they are destroyed themselves. A participant on the network, when it goes, waits up to 1 s for
+/// remote readers to acknowledge its open writers' last samples and its endpoints' disposals (one
+/// round trip on a working link; the full second while a matched peer no longer answers). NULL is
+/// a no-op. Not thread-safe with other uses of the same handle.
 #[no_mangle]
 pub extern "C" fn hdds_participant_destroy(participant: *mut HddsParticipant) {
     guard_void("hdds_participant_destroy", || {

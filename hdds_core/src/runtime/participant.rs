@@ -103,6 +103,9 @@ pub struct EndpointOptions {
     pub partition: Vec<String>,
 }
 
+/// A DDS domain participant; clones share it. When the last clone goes, a participant on the
+/// network waits up to 1 s for remote readers to acknowledge its open writers' last samples and
+/// its endpoints' disposals, then says goodbye and stops its threads (see `Network::shutdown`).
 #[derive(Clone)]
 pub struct Participant {
     inner: Arc<ParticipantInner>,
