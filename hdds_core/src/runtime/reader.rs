@@ -425,20 +425,21 @@ impl Reader {
     /// The reliable RTPS reader's counters (duplicates, samples beyond its reorder window,
     /// ACKNACKs sent...), summed over its remote writers; None without a network or best-effort.
     pub fn protocol_stats(&self) -> Option<ReaderStats> {
-        let port = lock(self.shared.port.as_ref()?);
-        match &port.rtps {
-            ReaderMachine::Reliable(r) => Some(r.stats()),
-            ReaderMachine::BestEffort(_) => None,
-        }
+        self.with_reliable(StatefulReader::stats)
     }
 
     /// The reliable RTPS reader's state, per remote writer (next SN, what it knows the writer
     /// has, partial samples, counters), as text for a report; None without a network or
     /// best-effort.
     pub fn protocol_state(&self) -> Option<String> {
+        self.with_reliable(|r| r.describe(Instant::now()))
+    }
+
+    /// `f` on the reliable RTPS reader, under its port's lock; None without a network or best-effort.
+    fn with_reliable<T>(&self, f: impl FnOnce(&StatefulReader) -> T) -> Option<T> {
         let port = lock(self.shared.port.as_ref()?);
         match &port.rtps {
-            ReaderMachine::Reliable(r) => Some(r.describe(Instant::now())),
+            ReaderMachine::Reliable(r) => Some(f(r)),
             ReaderMachine::BestEffort(_) => None,
         }
     }

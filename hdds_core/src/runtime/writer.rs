@@ -105,6 +105,13 @@ struct WriterState {
     spare: Vec<Arc<[u8]>>,
 }
 
+impl WriterState {
+    /// Every remote reliable reader acknowledged every sample (true without a network).
+    fn net_acked(&self) -> bool {
+        self.net.as_ref().map_or(true, |p| p.rtps.all_acked())
+    }
+}
+
 /// The most spare buffers a writer keeps (one per same-process reader it outpaces, up to this),
 /// and of payloads over [`LARGE_SPARE`] only one: memory is measured too.
 const SPARE_BUFFERS: usize = 4;
@@ -595,7 +602,7 @@ impl Writer {
         let mut st = self.shared.lock();
         loop {
             let shm_read = self.shared.shm.as_ref().map_or(true, |s| s.all_read());
-            if shm_read && st.net.as_ref().map_or(true, |p| p.rtps.all_acked()) {
+            if shm_read && st.net_acked() {
                 return true;
             }
             let left = match deadline {
@@ -847,9 +854,9 @@ impl WriterShared {
         next
     }
 
-    /// Every remote reliable reader acknowledged every sample (true without a network).
+    /// [`WriterState::net_acked`], under the writer's lock.
     pub(crate) fn net_all_acked(&self) -> bool {
-        self.lock().net.as_ref().map_or(true, |p| p.rtps.all_acked())
+        self.lock().net_acked()
     }
 
     /// The timer's work on the machine; returns its next deadline. As [`WriterShared::net_drive`],

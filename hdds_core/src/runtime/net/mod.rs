@@ -574,8 +574,6 @@ impl Network {
         self.recv_stop.stop();
     }
 
-    /// Says goodbye (SEDP disposals of our endpoints, then the SPDP disposal), stops both threads
-    /// and waits for them. Idempotent.
     /// Waits until `done`, or `until`, or while the participant is silenced (a test hook: "as if
     /// killed", nothing it sends could be acknowledged). The receive and timer threads still run,
     /// so repairs go out meanwhile.
@@ -585,6 +583,8 @@ impl Network {
         }
     }
 
+    /// Says goodbye (the SEDP disposals of our endpoints, then the SPDP disposal, each after a
+    /// linger, see below), stops the threads and waits for them. Idempotent.
     pub(crate) fn shutdown(&self) {
         if self.closed.load(Ordering::Acquire) {
             return;
