@@ -492,6 +492,8 @@ def run_floor(rate, rmw, runtime, warmup, env, keep, probe=None):
             lost=out["lost"],
             window_s=out["window_s"],
             sent_per_s=out["sent"] / out["window_s"],
+            # Closed loop only: triggers whose wake-up the RMW lost, triggered again (ros_floor.cpp).
+            rearmed=out.get("rearmed", 0),
         )
     except (IndexError, ValueError, KeyError) as e:
         res["failure"] = f"exit {p['rc']}, no result line ({e}): {p['stderr_tail'].strip()[-300:]}"

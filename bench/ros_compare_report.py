@@ -78,6 +78,7 @@ def aggregate(runs):
             recv_per_s=median(vals("received_per_s")),
             sent_per_s=median(vals("sent_per_s")),
             lost=sum(vals("lost")) if ok else None,
+            rearmed=sum(vals("rearmed")),
             lost_share=median([lost_share(r) for r in ok if lost_share(r) is not None]),
             cpu=median(vals("cpu_percent")),
             pss_mib=(median(vals("pss_kib")) / MIB) if vals("pss_kib") else None,
@@ -541,6 +542,18 @@ def write_markdown(meta, runs, cells, path):
                 f"{fmt(s['mean_p99'])} | {fmt(s['max_us'])} | {fmt(s['recv_per_s'], 0)} | "
                 f"{fmt(s['lost'], 0)} | {fmt(s['cpu'])} | {fmt(s['pss_mib'])} | {runs_txt} |"
             )
+    rearmed = [
+        f"{rmw} {s['rearmed']} ({'max' if rate == 0 else f'{rate} Hz'}, {s['runs']} runs)"
+        for (kind, rate, rmw), s in sorted(agg.items(), key=lambda kv: str(kv[0]))
+        if kind == "floor" and s.get("rearmed")
+    ]
+    if rearmed:
+        L.append("")
+        L.append(
+            "Wake-ups lost by the RMW in the closed loop (a trigger still unhandled after 100 ms, "
+            "triggered again by hdds_ros_floor and not counted as a latency): " + "; ".join(rearmed)
+            + "."
+        )
     L.append("")
     L += ros_compare_probe.section(runs, rmws)
     L.append("## Targets of issue 6 (measured in this run)")
