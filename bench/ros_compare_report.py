@@ -527,9 +527,11 @@ def write_markdown(meta, runs, cells, path):
         "| PSS MiB | runs |"
     )
     L.append("|---|---|---|---|---|---|---|---|---|---|")
+    rearmed = []
     for rate in sorted(
         {r["rate"] for r in runs if r["kind"] == "floor"}, key=lambda r: (r == 0, r)
     ):
+        label = "max" if rate == 0 else f"{rate} Hz"
         for rmw in rmws:
             s = agg.get(("floor", rate, rmw))
             if not s:
@@ -538,18 +540,16 @@ def write_markdown(meta, runs, cells, path):
                 " **FAILED**" if s["failed"] else ""
             )
             L.append(
-                f"| {'max' if rate == 0 else f'{rate} Hz'} | {rmw} | {fmt(s['mean_med'])} | "
+                f"| {label} | {rmw} | {fmt(s['mean_med'])} | "
                 f"{fmt(s['mean_p99'])} | {fmt(s['max_us'])} | {fmt(s['recv_per_s'], 0)} | "
                 f"{fmt(s['lost'], 0)} | {fmt(s['cpu'])} | {fmt(s['pss_mib'])} | {runs_txt} |"
             )
-    rearmed = [
-        f"{rmw} {s['rearmed']} ({'max' if rate == 0 else f'{rate} Hz'}, {s['runs']} runs)"
-        for (kind, rate, rmw), s in sorted(agg.items(), key=lambda kv: str(kv[0]))
-        if kind == "floor" and s.get("rearmed")
-    ]
+            if s["rearmed"]:
+                rearmed.append(f"{rmw} {s['rearmed']} ({label}, {s['runs']} runs)")
     if rearmed:
         L.append("")
         L.append(
+            # 100 ms: kRearm in bench/ros_floor/ros_floor.cpp.
             "Wake-ups lost by the RMW in the closed loop (a trigger still unhandled after 100 ms, "
             "triggered again by hdds_ros_floor and not counted as a latency): " + "; ".join(rearmed)
             + "."

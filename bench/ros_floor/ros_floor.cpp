@@ -135,6 +135,7 @@ private:
 
 // How long a closed-loop trigger may stay unhandled before it is taken for a lost wake-up: far
 // above any wake-up seen here (the largest, 4 ms, under a stall of the VM), far below the run.
+// bench/ros_compare_report.py quotes it under the floor table.
 constexpr std::chrono::milliseconds kRearm{100};
 
 struct Options
