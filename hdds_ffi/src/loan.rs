@@ -34,7 +34,9 @@ pub extern "C" fn hdds_writer_loan(writer: *const HddsWriter, len: usize, out_lo
 }
 
 /// Stores the loan's buffer in *out_data and its length in *out_len. The buffer is the caller's to
-/// fill until the loan is published or returned. Not thread-safe with other uses of the loan.
+/// fill until the loan is published or returned. In shared memory (hdds_loan_in_shared_memory),
+/// its byte 4, after the encapsulation header, starts a 64-byte line: a body laid out as a struct
+/// can be filled in place. Not thread-safe with other uses of the loan.
 #[no_mangle]
 pub extern "C" fn hdds_loan_data(loan: *mut HddsLoan, out_data: *mut *mut u8, out_len: *mut usize) -> HddsRet {
     guard("hdds_loan_data", || {

@@ -40,7 +40,9 @@ pub extern "C" fn hdds_reader_take_loan(reader: *const HddsReader, out_loan: *mu
 }
 
 /// The serialized payload (CDR encapsulation header first), read-only: stores its length in
-/// *out_len and returns a pointer valid until hdds_reader_return_loan. Returns NULL (and sets the
+/// *out_len and returns a pointer valid until hdds_reader_return_loan. A same-host sample that its
+/// writer lent or serialized in place has its byte 4 (after the header) at the start of a 64-byte
+/// line, so a body laid out as a struct can be read in place. Returns NULL (and sets the
 /// last error) if an argument is NULL. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_reader_loan_data(loan: *const HddsReaderLoan, out_len: *mut usize) -> *const u8 {

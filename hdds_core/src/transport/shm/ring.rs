@@ -59,6 +59,12 @@ const LINE: usize = 64;
 const PAGE: usize = 4096;
 /// Payload allocations are rounded to cache lines (a reader's copy starts aligned).
 const ALLOC_ALIGN: usize = 64;
+/// A lent payload (a loan, or a sample serialized in place) starts this far into its allocation,
+/// so that its body, after the 4-byte encapsulation header every serialized payload begins with,
+/// starts a cache line. A reader can then use a body whose memory layout is its CDR layout in
+/// place, as the struct itself (the RMW's rmw_take_loaned_message does), and the payload spans as
+/// many lines as from an aligned start. Copied payloads stay aligned: they are copied out anyway.
+pub(crate) const LENT_LEAD: usize = ALLOC_ALIGN - 4;
 /// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
 /// samples keeps one step).
 const COMMIT_STEP: usize = 64 << 10;
@@ -918,7 +924,7 @@ impl RingWriter {
         // may still be copying a freed sample that lay here, which their stamp check (or, for a
         // removed reader, its generation check) discards.
         unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), self.view.arena().add(at), payload.len()) };
-        Ok(self.stamp(&mut st, desc, Live { pos: 0, offset: at, len: size }, payload.len()))
+        Ok(self.stamp(&mut st, desc, Live { pos: 0, offset: at, len: size }, 0, payload.len()))
     }
 
     /// Allocates the arena's pages up to `end` (arena offset) if they are not yet.
@@ -934,18 +940,21 @@ impl RingWriter {
     }
 
     /// Lends `len` arena bytes for the caller to fill in place (a loaned sample), waiting for room
-    /// as [`RingWriter::publish`] does. One loan at a time per writer; no other sample is published
-    /// until it is published ([`RingWriter::publish_lent`]) or given back ([`RingWriter::give_back`]).
+    /// as [`RingWriter::publish`] does; they start [`LENT_LEAD`] bytes into their allocation. One
+    /// loan at a time per writer; no other sample is published until it is published
+    /// ([`RingWriter::publish_lent`]) or given back ([`RingWriter::give_back`]).
     /// `None` when the ring's samples are all pinned and the sample would be dropped
     /// ([`Room::Skip`]): the caller fills a buffer of its own, whose publication is dropped too.
     pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
-        let (mut st, at) = self.room_locked(len, deadline)?;
+        let alloc = len.checked_add(LENT_LEAD).ok_or_else(|| Error::bad_argument("a loan of usize::MAX bytes"))?;
+        let (mut st, at) = self.room_locked(alloc, deadline)?;
         let Some(at) = at else { return Ok(None) };
-        let size = align_up(len.max(1), ALLOC_ALIGN);
+        let size = align_up(alloc, ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
         st.lent = Some(Live { pos: 0, offset: at, len: size });
-        // SAFETY: at + len <= committed <= arena_len (just committed): inside the mapped arena.
-        let ptr = unsafe { self.view.arena().add(at) };
+        // SAFETY: at + LENT_LEAD + len <= at + size <= committed <= arena_len (just committed):
+        // inside the mapped arena.
+        let ptr = unsafe { self.view.arena().add(at + LENT_LEAD) };
         Ok(Some(Lent { ptr, len }))
     }
 
@@ -953,7 +962,7 @@ impl RingWriter {
     pub(crate) fn publish_lent(&self, desc: &SampleDesc, len: usize) -> u64 {
         let mut st = self.lock();
         let Some(l) = st.lent.take() else { return st.head };
-        self.stamp(&mut st, desc, l, len)
+        self.stamp(&mut st, desc, l, LENT_LEAD, len)
     }
 
     /// The caller dropped its loan unpublished: the bytes are free again.
@@ -961,9 +970,9 @@ impl RingWriter {
         self.lock().lent = None;
     }
 
-    /// Writes the descriptor of the next position for the payload at `l` (already in the arena)
-    /// and publishes it.
-    fn stamp(&self, st: &mut WriterState, desc: &SampleDesc, l: Live, len: usize) -> u64 {
+    /// Writes the descriptor of the next position for the payload of `len` bytes that starts `lead`
+    /// bytes into the allocation `l` (already in the arena), and publishes it.
+    fn stamp(&self, st: &mut WriterState, desc: &SampleDesc, l: Live, lead: usize, len: usize) -> u64 {
         let pos = st.head;
         let slot = self.view.slot(pos);
         slot.stamp.store(2 * pos + 1, Ordering::Relaxed);
@@ -985,8 +994,8 @@ impl RingWriter {
         slot.flags.store(flags, Ordering::Relaxed);
         slot.sn.store(desc.sn as u64, Ordering::Relaxed);
         slot.source_timestamp.store(desc.source_timestamp as u64, Ordering::Relaxed);
-        slot.offset.store(l.offset as u64, Ordering::Relaxed);
-        slot.len.store(len.min(l.len) as u64, Ordering::Relaxed);
+        slot.offset.store((l.offset + lead) as u64, Ordering::Relaxed);
+        slot.len.store(len.min(l.len - lead) as u64, Ordering::Relaxed);
         slot.stamp.store(2 * pos + 2, Ordering::Release);
         st.live.push_back(Live { pos, ..l });
         st.head = pos + 1;

@@ -292,3 +292,27 @@ fn concurrent_keep_last_writer_and_a_reader_holding_loans_see_no_torn_payload() 
     assert!(got + lost >= N as u64, "{got} + {lost}: skipped positions count as lost too");
     assert_eq!(f.r.header().pinned.load(Ordering::SeqCst), 0, "every loan was returned");
 }
+
+#[test]
+fn a_lent_payloads_body_starts_a_cache_line_for_the_writer_and_a_pinning_reader() {
+    let (f, me, mut cur) = matched(13, cfg(8, 1 << 16, false), &[b"copied"]);
+    // A copied payload starts its allocation; a lent one starts LENT_LEAD bytes into it, so the
+    // byte after its 4-byte encapsulation header starts a line (the body read in place as a struct).
+    for len in [5, 64, 1000, 3000] {
+        let lent = f.w.reserve(len, None).unwrap().unwrap();
+        assert_eq!((lent.ptr as usize + 4) % ALLOC_ALIGN, 0, "lent {len} bytes at {:p}", lent.ptr);
+        // SAFETY (test): the ring lent these `len` bytes to us.
+        unsafe { std::ptr::copy_nonoverlapping(payload(len as i64, len).as_ptr(), lent.ptr, len) };
+        f.w.publish_lent(&desc(len as i64), len);
+    }
+    let (sn, first) = pinned(&f.r, &mut cur, me).unwrap();
+    assert_eq!((sn, first.bytes()), (1, &b"copied"[..]));
+    assert_eq!(first.bytes().as_ptr() as usize % ALLOC_ALIGN, 0);
+    drop(first);
+    for len in [5, 64, 1000, 3000] {
+        let (sn, pin) = pinned(&f.r, &mut cur, me).unwrap();
+        assert_eq!(sn, len as i64);
+        assert!(pin.bytes().len() == len && whole(sn, pin.bytes()), "lent sample {len} read back whole");
+        assert_eq!((pin.bytes().as_ptr() as usize + 4) % ALLOC_ALIGN, 0, "read in place at {:p}", pin.bytes().as_ptr());
+    }
+}
