@@ -2,10 +2,15 @@
 //
 // Message loans through the rmw API: offered for fixed-size types only, borrowed messages are
 // initialized, published loans arrive (to loaned and plain takes alike), taken loans carry the
-// message and its info, and every misuse fails with its documented code and a message. Loans
-// still out when their entity goes are freed (the ASan run of this test checks it).
+// message and its info, a same-host sample is taken in place in its writer's shared-memory ring
+// (zero copy), and every misuse fails with its documented code and a message. Loans still out
+// when their entity goes are freed (the ASan run of this test checks it).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "rmw/error_handling.h"
@@ -76,6 +81,27 @@ __attribute__((noinline)) void borrow_and_forget(
     void * msg = nullptr;
     EXPECT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, ts, &msg)) << take_error();
   }
+}
+
+// The path of the file mapped at `p` in this process ("" if none): /proc/self/maps.
+std::string mapping_of(const void * p)
+{
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, perms, offset, dev, inode, path;
+    in >> range >> perms >> offset >> dev >> inode;
+    std::getline(in >> std::ws, path);
+    const size_t dash = range.find('-');
+    const uintptr_t lo = std::stoull(range.substr(0, dash), nullptr, 16);
+    const uintptr_t hi = std::stoull(range.substr(dash + 1), nullptr, 16);
+    if (at >= lo && at < hi) {
+      return path;
+    }
+  }
+  return "";
 }
 
 class Loans : public ::testing::Test
@@ -346,4 +372,94 @@ TEST_F(Loans, MisuseFailsWithItsCodeAndAMessage)
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), other)) << take_error();
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), sub)) << take_error();
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+}
+
+// Two contexts of one process that meet as two processes' would (HDDS_TRANSPORT without `intra`
+// when they start): the subscription's samples come through the publisher's shared-memory ring,
+// and a loaned take hands out the message where it lies there, the ring's slot in /dev/shm,
+// unless it cannot be used as it is (then a heap copy, as for other samples).
+TEST(LoansAcrossProcesses, SameHostSamplesAreTakenInPlaceFromTheRing)
+{
+  ASSERT_EQ(0, setenv("HDDS_TRANSPORT", "shm,udp", 1));
+  rmw_test::Context pub_ctx;
+  rmw_test::Context sub_ctx;
+  ASSERT_EQ(0, unsetenv("HDDS_TRANSPORT"));
+  ASSERT_TRUE(pub_ctx.ok() && sub_ctx.ok());
+  rmw_test::Node pub_node(pub_ctx, "loan_ring_pub");
+  rmw_test::Node sub_node(sub_ctx, "loan_ring_sub");
+  rmw_publisher_t * pub = make_pub(pub_node.get(), "/loan_ring", basic_types_ts());
+  ASSERT_NE(nullptr, pub) << take_error();
+  rmw_subscription_t * sub = make_sub(sub_node.get(), "/loan_ring", basic_types_ts());
+  ASSERT_NE(nullptr, sub) << take_error();
+  ASSERT_TRUE(wait_until([&]() {return matched(pub);}));
+  // The first loaned take (nothing yet) makes the subscriber leave its samples in the ring from
+  // then on; one that came before is a copy already (then a heap loan).
+  void * none = nullptr;
+  bool taken = true;
+  ASSERT_EQ(RMW_RET_OK, rmw_take_loaned_message(sub, &none, &taken, nullptr)) << take_error();
+  EXPECT_FALSE(taken);
+
+  test_msgs__msg__BasicTypes out{};
+  ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&out));
+  out.bool_value = true;
+  out.int32_value = -424242;
+  out.float64_value = 2.5;
+  out.uint64_value = 0xfedcba9876543210ull;
+  ASSERT_EQ(RMW_RET_OK, rmw_publish(pub, &out, nullptr)) << take_error();
+  rmw_message_info_t info = rmw_get_zero_initialized_message_info();
+  void * first = take_loan(sub, &info);
+  ASSERT_NE(nullptr, first);
+  const std::string where = mapping_of(first);
+  EXPECT_EQ(0u, where.rfind("/dev/shm/", 0)) <<
+    "the loan lies in " << (where.empty() ? "heap memory" : where);
+  EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(first) % alignof(std::max_align_t));
+  auto * in = static_cast<test_msgs__msg__BasicTypes *>(first);
+  EXPECT_TRUE(in->bool_value);
+  EXPECT_EQ(-424242, in->int32_value);
+  EXPECT_EQ(2.5, in->float64_value);
+  EXPECT_EQ(0xfedcba9876543210ull, in->uint64_value);
+  EXPECT_NE(0, info.source_timestamp);
+  rmw_gid_t gid;
+  ASSERT_EQ(RMW_RET_OK, rmw_get_gid_for_publisher(pub, &gid)) << take_error();
+  bool same = false;
+  ASSERT_EQ(RMW_RET_OK, rmw_compare_gids_equal(&gid, &info.publisher_gid, &same));
+  EXPECT_TRUE(same);
+
+  // While it is held the writer goes on (KEEP_LAST) around it: the held message never changes.
+  for (int32_t i = 0; i < 200; ++i) {
+    out.int32_value = i;
+    out.bool_value = false;
+    ASSERT_EQ(RMW_RET_OK, rmw_publish(pub, &out, nullptr)) << take_error();
+    if (i % 50 == 49) {
+      void * later = take_loan(sub, &info);
+      ASSERT_NE(nullptr, later);
+      EXPECT_FALSE(static_cast<test_msgs__msg__BasicTypes *>(later)->bool_value);
+      EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_subscription(sub, later));
+    }
+  }
+  EXPECT_EQ(-424242, in->int32_value);
+  EXPECT_TRUE(in->bool_value);
+  EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_subscription(sub, first)) << take_error();
+  EXPECT_EQ(RMW_RET_ERROR, rmw_return_loaned_message_from_subscription(sub, first));
+  rmw_reset_error();
+  // Plain takes of the same subscription still deserialize into the caller's message, up to the
+  // last sample (the history keeps the newest of those the subscriber's thread has drained).
+  test_msgs__msg__BasicTypes plain{};
+  ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&plain));
+  ASSERT_TRUE(
+    wait_until(
+      [&]() {
+        bool taken = false;
+        EXPECT_EQ(RMW_RET_OK, rmw_take(sub, &plain, &taken, nullptr)) << take_error();
+        return taken && plain.int32_value == 199;
+      }));
+  // A loan still out when the subscription goes is given back with it (ASan checks).
+  out.int32_value = 7777;
+  ASSERT_EQ(RMW_RET_OK, rmw_publish(pub, &out, nullptr)) << take_error();
+  void * kept = take_loan(sub, &info);
+  ASSERT_NE(nullptr, kept);
+  EXPECT_EQ(7777, static_cast<test_msgs__msg__BasicTypes *>(kept)->int32_value);
+  EXPECT_EQ(0u, mapping_of(kept).rfind("/dev/shm/", 0));
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(sub_node.get(), sub)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(pub_node.get(), pub)) << take_error();
 }

@@ -5,6 +5,8 @@
 // type support sources itself (librmw_hdds exports only the rmw_* API).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -203,6 +205,49 @@ TEST(MessageTypeSupport, SerializeIntoACallerBuffer)
   test_msgs::msg::Strings back;
   ASSERT_EQ(RMW_RET_OK, ts.deserialize(exact.data(), exact.size(), &back)) << take_error();
   EXPECT_EQ(msg, back);
+}
+
+TEST(MessageTypeSupport, InPlaceOnlyWhereTheBytesAreTheMessage)
+{
+  MessageTypeSupport ts;
+  ASSERT_EQ(RMW_RET_OK, MessageTypeSupport::resolve(cpp_ts<test_msgs::msg::BasicTypes>(), &ts));
+  test_msgs::msg::BasicTypes msg;
+  msg.bool_value = true;
+  msg.int32_value = -7;
+  msg.float64_value = 1.5;
+  msg.uint64_value = 0x0123456789abcdefull;
+  size_t size = 0;
+  ASSERT_EQ(RMW_RET_OK, ts.serialized_size(&msg, &size)) << take_error();
+  ASSERT_EQ(4 + sizeof(msg), size);
+  // As a writer's ring places it: the body (after the 4-byte header) on a 64-byte boundary.
+  alignas(64) uint8_t storage[64 + 256] = {};
+  uint8_t * data = storage + 60;
+  size_t written = 0;
+  ASSERT_EQ(RMW_RET_OK, ts.serialize(&msg, data, size, &written)) << take_error();
+  const void * in = ts.in_place(data, size);
+  ASSERT_EQ(static_cast<const void *>(data + 4), in);
+  EXPECT_EQ(msg, *static_cast<const test_msgs::msg::BasicTypes *>(in));
+
+  EXPECT_EQ(nullptr, ts.in_place(data, size - 1)) << "shorter than the struct";
+  data[1] = 0;
+  EXPECT_EQ(nullptr, ts.in_place(data, size)) << "big-endian: to be swapped";
+  data[1] = 1;
+  data[4] = 2;  // bool_value: the deserializer makes it true, in place it would stay 2
+  EXPECT_EQ(nullptr, ts.in_place(data, size)) << "a bool that is neither 0 nor 1";
+  data[4] = 1;
+  ASSERT_NE(nullptr, ts.in_place(data, size));
+  uint8_t * shifted = storage + 61;
+  std::memmove(shifted, data, size);
+  EXPECT_EQ(nullptr, ts.in_place(shifted, size)) << "a body not aligned for the struct";
+
+  // A type whose memory is not its CDR (a string): never in place.
+  MessageTypeSupport strings;
+  ASSERT_EQ(RMW_RET_OK, MessageTypeSupport::resolve(cpp_ts<test_msgs::msg::Strings>(), &strings));
+  test_msgs::msg::Strings s;
+  ASSERT_EQ(RMW_RET_OK, strings.serialized_size(&s, &size)) << take_error();
+  ASSERT_LE(size, sizeof(storage) - 60);
+  ASSERT_EQ(RMW_RET_OK, strings.serialize(&s, data, size, &written)) << take_error();
+  EXPECT_EQ(nullptr, strings.in_place(data, size));
 }
 
 TEST(MessageTypeSupport, LargestSize)

@@ -29,6 +29,8 @@ using ReaderHandle = std::unique_ptr<HddsReader, HddsDeleter<HddsReader, hdds_re
 using GuardConditionHandle = std::unique_ptr<HddsGuardCondition,
     HddsDeleter<HddsGuardCondition, hdds_guard_condition_destroy>>;
 using WaitSetHandle = std::unique_ptr<HddsWaitSet, HddsDeleter<HddsWaitSet, hdds_waitset_destroy>>;
+using ReaderLoanHandle =
+  std::unique_ptr<HddsReaderLoan, HddsDeleter<HddsReaderLoan, hdds_reader_return_loan>>;
 
 // Runs the body of a callback the engine calls (listeners, discovery): no C++ exception may
 // unwind into the engine's frames below it. The only one possible is std::bad_alloc; the

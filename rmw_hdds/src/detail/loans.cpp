@@ -3,6 +3,7 @@
 
 #include <mutex>
 #include <new>
+#include <utility>
 
 #include "rmw/error_handling.h"
 
@@ -10,7 +11,7 @@ namespace rmw_hdds
 {
 Loans::Returned::~Returned()
 {
-  if (msg_ != nullptr) {
+  if (!in_ && msg_ != nullptr) {
     type_support_.delete_message(msg_);
   }
 }
@@ -22,8 +23,8 @@ Loans::Loans(const MessageTypeSupport & type_support)
 
 Loans::~Loans()
 {
-  for (void * msg : out_) {
-    type_support_.delete_message(msg);
+  for (auto & loan : out_) {
+    Returned(type_support_, loan.first, std::move(loan.second));  // freed, or given back
   }
 }
 
@@ -36,7 +37,7 @@ rmw_ret_t Loans::lend(void ** out)
   }
   try {
     std::lock_guard<std::mutex> lock(mutex_);
-    out_.insert(msg);
+    out_.emplace(msg, nullptr);
   } catch (const std::bad_alloc &) {
     type_support_.delete_message(msg);
     RMW_SET_ERROR_MSG("rmw_hdds: out of memory recording a loaned message");
@@ -46,12 +47,27 @@ rmw_ret_t Loans::lend(void ** out)
   return RMW_RET_OK;
 }
 
+rmw_ret_t Loans::lend_in_place(void * msg, ReaderLoanHandle engine_loan)
+{
+  try {
+    std::lock_guard<std::mutex> lock(mutex_);
+    out_.emplace(msg, std::move(engine_loan));
+  } catch (const std::bad_alloc &) {
+    RMW_SET_ERROR_MSG("rmw_hdds: out of memory recording a loaned message");
+    return RMW_RET_BAD_ALLOC;
+  }
+  return RMW_RET_OK;
+}
+
 Loans::Returned Loans::take_back(void * msg)
 {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (out_.erase(msg) == 0) {
-    return Returned(type_support_, nullptr);
+  const auto it = out_.find(msg);
+  if (it == out_.end()) {
+    return Returned(type_support_, nullptr, nullptr);
   }
-  return Returned(type_support_, msg);
+  Returned back(type_support_, msg, std::move(it->second));
+  out_.erase(it);
+  return back;
 }
 }  // namespace rmw_hdds

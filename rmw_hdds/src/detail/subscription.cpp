@@ -152,27 +152,48 @@ rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool
 
 rmw_ret_t Subscription::take_loaned(void ** msg, rmw_message_info_t * info, bool * taken)
 {
-  void * loan = nullptr;
-  auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
-      rmw_ret_t ret = loans_->lend(&loan);
-      if (ret != RMW_RET_OK) {
-        return ret;
-      }
+  *taken = false;
+  HddsReaderLoan * raw = nullptr;
+  const HddsRet r = hdds_reader_take_loan(reader_.get(), &raw);
+  if (r == HDDS_RET_NO_DATA) {
+    return RMW_RET_OK;
+  }
+  if (r != HDDS_RET_OK) {
+    set_hdds_error("cannot take");
+    return RMW_RET_ERROR;
+  }
+  ReaderLoanHandle engine_loan(raw);
+  size_t len = 0;
+  const uint8_t * data = hdds_reader_loan_data(raw, &len);
+  HddsSampleInfo si{};
+  if (data == nullptr || hdds_reader_loan_info(raw, &si) != HDDS_RET_OK) {
+    set_hdds_error("cannot read a taken loan");
+    return RMW_RET_ERROR;
+  }
+  // In place (zero copy) when the payload is the message as it lies in memory; else a heap loan,
+  // deserialized, and the engine's loan goes back at once. A sample whose read fails is gone.
+  void * loan = const_cast<void *>(type_support_.in_place(data, len));
+  rmw_ret_t ret;
+  if (loan != nullptr) {
+    ret = loans_->lend_in_place(loan, std::move(engine_loan));
+  } else {
+    ret = loans_->lend(&loan);
+    if (ret == RMW_RET_OK) {
       ret = type_support_.deserialize(data, len, loan);
       if (ret != RMW_RET_OK) {
         loans_->take_back(loan);  // freed as the Returned goes
-        return ret;
       }
-      if (info != nullptr) {
-        fill_message_info(si, info);
-      }
-      return ret;
-    };
-  rmw_ret_t ret = take_in_place(reader_.get(), read, taken);
-  if (*taken) {
-    *msg = loan;
+    }
   }
-  return ret;
+  if (ret != RMW_RET_OK) {
+    return ret;
+  }
+  if (info != nullptr) {
+    fill_message_info(si, info);
+  }
+  *msg = loan;
+  *taken = true;
+  return RMW_RET_OK;
 }
 
 rmw_ret_t Subscription::return_loan(void * msg)

@@ -61,7 +61,10 @@ public:
 
   // Loans, for fixed-size types only (can_loan() false otherwise; see detail/loans.hpp).
   bool can_loan() const {return loans_ != nullptr;}
-  // As take, into a new loan put in *msg (for return_loan) when *taken.
+  // As take, into a loan put in *msg (for return_loan) when *taken: the message where it lies in
+  // its same-host writer's shared-memory ring when MessageTypeSupport::in_place allows (zero copy,
+  // read-only: other subscriptions read the same slot), else a heap message deserialized into.
+  // From the first call on, the engine leaves this subscription's same-host samples in the ring.
   rmw_ret_t take_loaned(void ** msg, rmw_message_info_t * info, bool * taken);
   // Frees a loan of this subscription. RMW_RET_ERROR (msg untouched) if it is not one.
   rmw_ret_t return_loan(void * msg);

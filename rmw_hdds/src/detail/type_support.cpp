@@ -4,6 +4,7 @@
 // header around the CDR body.
 #include "detail/type_support.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -269,6 +270,33 @@ bool MessageTypeSupport::is_cpp() const {return plan_->lang == Lang::Cpp;}
 size_t MessageTypeSupport::message_size() const {return plan_->size_of;}
 
 bool MessageTypeSupport::is_fixed_size() const {return cdr::is_fixed_size(*plan_);}
+
+const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) const
+{
+  // The body of a same-host writer's sample starts a cache line in its ring (the engine's
+  // ring.rs, LENT_LEAD); other buffers (a UDP sample, a copy) rarely pass the alignment check.
+  const cdr::Plan & plan = *plan_;
+  if (!plan.uniform || (plan.runs[0].fast_mask & 1u) == 0 || size < kEncapsulationSize ||
+    size - kEncapsulationSize < plan.size_of || data[0] != 0 ||
+    data[1] != (kHostLittleEndian ? 1 : 0))
+  {
+    return nullptr;
+  }
+  const uint8_t * body = data + kEncapsulationSize;
+  if (reinterpret_cast<uintptr_t>(body) % alignof(std::max_align_t) != 0) {
+    return nullptr;
+  }
+  if (plan.runs[0].has_bools) {
+    for (const cdr::Leaf & leaf : plan.runs[0].leaves) {
+      for (uint32_t i = 0; leaf.is_bool && i < leaf.count; ++i) {
+        if (body[leaf.offset + i] > 1) {
+          return nullptr;  // the deserializer normalizes it; a bool in place may not hold it
+        }
+      }
+    }
+  }
+  return body;
+}
 
 rmw_ret_t MessageTypeSupport::new_message(void ** out) const
 {

@@ -57,6 +57,13 @@ public:
   // No string, wstring or sequence anywhere in the type: an instance owns no memory beyond its
   // struct (the types rmw_hdds loans, see detail/loans.hpp).
   bool is_fixed_size() const;
+  // The message inside the serialized sample [data, data + size), usable in place (rmw_hdds's
+  // zero-copy rmw_take_loaned_message), or nullptr when it has to be deserialized. In place only
+  // when the type's memory layout is its CDR layout (one memcpy-able run covering the whole
+  // struct, see cdr::Plan::uniform), the sample is CDR in this host's byte order and at least the
+  // struct's size, its body (after the encapsulation header) is aligned for any type, and every
+  // bool is 0 or 1.
+  const void * in_place(const uint8_t * data, size_t size) const;
 
   // A new message of this type on the heap, initialized as the generated code does (C: the init
   // function, C++: the constructor), to be given to delete_message. RMW_RET_BAD_ALLOC (message
