@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -82,6 +83,34 @@ public:
 private:
   rmw_context_t context_ = rmw_get_zero_initialized_context();
   bool ok_ = false;
+};
+
+// Two contexts of this process started with HDDS_TRANSPORT=`transport` (read when a context
+// starts, unset again once both have): without `intra`, they meet as two processes' would.
+class ContextPair
+{
+public:
+  explicit ContextPair(const char * transport)
+  : set_(transport)
+  {
+    EXPECT_EQ(0, unsetenv("HDDS_TRANSPORT"));
+  }
+
+  bool ok() const {return first.ok() && second.ok();}
+
+private:
+  struct SetTransport
+  {
+    explicit SetTransport(const char * transport)
+    {
+      EXPECT_EQ(0, setenv("HDDS_TRANSPORT", transport, 1));
+    }
+  };
+  SetTransport set_;  // first: set before the contexts start
+
+public:
+  Context first;
+  Context second;
 };
 
 // A node that destroys itself.

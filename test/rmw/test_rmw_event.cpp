@@ -256,13 +256,10 @@ TEST_F(Events, NewMessageCallbackCountsSamplesFromBeforeAndAfter)
 // LIVELINESS_LOST events fire.
 TEST(LivelinessOverUdp, AssertedPublisherStaysAliveAndIsLostWhenItStops)
 {
-  ASSERT_EQ(0, setenv("HDDS_TRANSPORT", "udp", 1));
-  rmw_test::Context pub_ctx;
-  rmw_test::Context sub_ctx;
-  ASSERT_EQ(0, unsetenv("HDDS_TRANSPORT"));
-  ASSERT_TRUE(pub_ctx.ok() && sub_ctx.ok());
-  rmw_test::Node pub_node(pub_ctx, "live_pub");
-  rmw_test::Node sub_node(sub_ctx, "live_sub");
+  rmw_test::ContextPair contexts("udp");
+  ASSERT_TRUE(contexts.ok());
+  rmw_test::Node pub_node(contexts.first, "live_pub");
+  rmw_test::Node sub_node(contexts.second, "live_sub");
   rmw_qos_profile_t qos = rmw_qos_profile_default;
   qos.liveliness = RMW_QOS_POLICY_LIVELINESS_MANUAL_BY_TOPIC;
   qos.liveliness_lease_duration = {0, 300000000};  // 300 ms
@@ -295,7 +292,7 @@ TEST(LivelinessOverUdp, AssertedPublisherStaysAliveAndIsLostWhenItStops)
   }
   ASSERT_EQ(RMW_RET_OK, rmw_publisher_assert_liveliness(pub));
   const auto stopped = std::chrono::steady_clock::now();
-  ASSERT_TRUE(event_ready(sub_ctx.get(), &changed));
+  ASSERT_TRUE(event_ready(contexts.second.get(), &changed));
   const auto took = std::chrono::steady_clock::now() - stopped;
   EXPECT_GE(took, std::chrono::milliseconds(250));
   EXPECT_LE(took, std::chrono::milliseconds(900));
@@ -305,14 +302,14 @@ TEST(LivelinessOverUdp, AssertedPublisherStaysAliveAndIsLostWhenItStops)
   EXPECT_EQ(1, c.not_alive_count);
   EXPECT_EQ(-1, c.alive_count_change);
   EXPECT_EQ(1, c.not_alive_count_change);
-  ASSERT_TRUE(event_ready(pub_ctx.get(), &lost));
+  ASSERT_TRUE(event_ready(contexts.first.get(), &lost));
   rmw_liveliness_lost_status_t l{};
   ASSERT_EQ(RMW_RET_OK, rmw_take_event(&lost, &l, &taken));
   EXPECT_EQ(1, l.total_count);
 
   // One more assertion: alive again.
   ASSERT_EQ(RMW_RET_OK, rmw_publisher_assert_liveliness(pub));
-  ASSERT_TRUE(event_ready(sub_ctx.get(), &changed));
+  ASSERT_TRUE(event_ready(contexts.second.get(), &changed));
   ASSERT_EQ(RMW_RET_OK, rmw_take_event(&changed, &c, &taken));
   EXPECT_EQ(1, c.alive_count);
   EXPECT_EQ(0, c.not_alive_count);

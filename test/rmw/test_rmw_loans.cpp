@@ -104,6 +104,16 @@ std::string mapping_of(const void * p)
   return "";
 }
 
+// Whether `info` says `pub` sent the message.
+bool sent_by(const rmw_publisher_t * pub, const rmw_message_info_t & info)
+{
+  rmw_gid_t gid;
+  bool same = false;
+  EXPECT_EQ(RMW_RET_OK, rmw_get_gid_for_publisher(pub, &gid)) << take_error();
+  EXPECT_EQ(RMW_RET_OK, rmw_compare_gids_equal(&gid, &info.publisher_gid, &same));
+  return same;
+}
+
 class Loans : public ::testing::Test
 {
 protected:
@@ -263,11 +273,7 @@ TEST_F(Loans, PublishedLoansReachLoanedAndPlainTakes)
   EXPECT_TRUE(in->bool_value);
   EXPECT_FALSE(info.from_intra_process);
   EXPECT_NE(0, info.source_timestamp);
-  rmw_gid_t gid;
-  ASSERT_EQ(RMW_RET_OK, rmw_get_gid_for_publisher(pub, &gid)) << take_error();
-  bool same = false;
-  ASSERT_EQ(RMW_RET_OK, rmw_compare_gids_equal(&gid, &info.publisher_gid, &same));
-  EXPECT_TRUE(same);
+  EXPECT_TRUE(sent_by(pub, info));
   void * second = nullptr;
   bool taken = false;
   // Without info; two loans out at once.
@@ -380,13 +386,10 @@ TEST_F(Loans, MisuseFailsWithItsCodeAndAMessage)
 // unless it cannot be used as it is (then a heap copy, as for other samples).
 TEST(LoansAcrossProcesses, SameHostSamplesAreTakenInPlaceFromTheRing)
 {
-  ASSERT_EQ(0, setenv("HDDS_TRANSPORT", "shm,udp", 1));
-  rmw_test::Context pub_ctx;
-  rmw_test::Context sub_ctx;
-  ASSERT_EQ(0, unsetenv("HDDS_TRANSPORT"));
-  ASSERT_TRUE(pub_ctx.ok() && sub_ctx.ok());
-  rmw_test::Node pub_node(pub_ctx, "loan_ring_pub");
-  rmw_test::Node sub_node(sub_ctx, "loan_ring_sub");
+  rmw_test::ContextPair contexts("shm,udp");
+  ASSERT_TRUE(contexts.ok());
+  rmw_test::Node pub_node(contexts.first, "loan_ring_pub");
+  rmw_test::Node sub_node(contexts.second, "loan_ring_sub");
   rmw_publisher_t * pub = make_pub(pub_node.get(), "/loan_ring", basic_types_ts());
   ASSERT_NE(nullptr, pub) << take_error();
   rmw_subscription_t * sub = make_sub(sub_node.get(), "/loan_ring", basic_types_ts());
@@ -419,11 +422,7 @@ TEST(LoansAcrossProcesses, SameHostSamplesAreTakenInPlaceFromTheRing)
   EXPECT_EQ(2.5, in->float64_value);
   EXPECT_EQ(0xfedcba9876543210ull, in->uint64_value);
   EXPECT_NE(0, info.source_timestamp);
-  rmw_gid_t gid;
-  ASSERT_EQ(RMW_RET_OK, rmw_get_gid_for_publisher(pub, &gid)) << take_error();
-  bool same = false;
-  ASSERT_EQ(RMW_RET_OK, rmw_compare_gids_equal(&gid, &info.publisher_gid, &same));
-  EXPECT_TRUE(same);
+  EXPECT_TRUE(sent_by(pub, info));
 
   // While it is held the writer goes on (KEEP_LAST) around it: the held message never changes.
   for (int32_t i = 0; i < 200; ++i) {
