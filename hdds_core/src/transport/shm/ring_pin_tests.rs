@@ -3,6 +3,8 @@
 
 use super::tests::{cfg, desc, fixture_for, reader_guid_in, writer_guid_in, Fixture};
 use super::*;
+use std::collections::VecDeque;
+use std::time::Instant;
 
 fn guid(n: u8) -> Guid {
     writer_guid_in(2, n)

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::wire::EntityId;
+use std::time::Instant;
 
 /// A writer's GUID in one test module's `family` (the modules' segment names stay apart when their
 /// tests run at once).
