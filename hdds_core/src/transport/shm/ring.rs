@@ -69,8 +69,9 @@ const ALLOC_ALIGN: usize = 64;
 /// A lent payload (a loan, or a sample serialized in place) starts this far into its allocation,
 /// so that its body, after the 4-byte encapsulation header every serialized payload begins with,
 /// starts a cache line. A reader can then use a body whose memory layout is its CDR layout in
-/// place, as the struct itself (the RMW's rmw_take_loaned_message does), and the payload spans as
-/// many lines as from an aligned start. Copied payloads stay aligned: they are copied out anyway.
+/// place, as the struct itself (the RMW's rmw_take_loaned_message does). The header's line is one
+/// more than the body's own, at most one more than from an aligned start (a 1 KiB body: 18 lines
+/// against 17). Copied payloads stay aligned: they are copied out anyway.
 pub(crate) const LENT_LEAD: usize = ALLOC_ALIGN - 4;
 /// The arena is committed in steps of at least this much (fewer fallocate calls; a writer of small
 /// samples keeps one step).
