@@ -448,7 +448,6 @@ TEST(LoansAcrossProcesses, SameHostSamplesAreTakenInPlaceFromTheRing)
   ASSERT_TRUE(
     wait_until(
       [&]() {
-        bool taken = false;
         EXPECT_EQ(RMW_RET_OK, rmw_take(sub, &plain, &taken, nullptr)) << take_error();
         return taken && plain.int32_value == 199;
       }));

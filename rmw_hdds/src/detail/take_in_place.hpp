@@ -1,9 +1,11 @@
 // Copyright 2026 The rmw_hdds authors. Apache-2.0.
 //
-// The one way the RMW layer takes a sample from an engine reader (subscriptions, services,
-// clients, the discovery-info reader): hdds_reader_take_with, which hands the payload and its
-// sample info (writer GUID, sequence number, related sample identity, timestamps) to a callback
-// in place, in the engine's buffer, so nothing is copied or allocated for the take.
+// The way the RMW layer takes a sample from an engine reader (subscriptions, services, clients,
+// the discovery-info reader): hdds_reader_take_with, which hands the payload and its sample info
+// (writer GUID, sequence number, related sample identity, timestamps) to a callback in place, in
+// the engine's buffer, so nothing is copied or allocated for the take. The one exception is a
+// subscription's loaned take (Subscription::take_loaned), whose message may outlive the call:
+// it holds the sample with hdds_reader_take_loan instead.
 #ifndef RMW_HDDS__DETAIL__TAKE_IN_PLACE_HPP_
 #define RMW_HDDS__DETAIL__TAKE_IN_PLACE_HPP_
 
