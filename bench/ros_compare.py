@@ -18,8 +18,9 @@ After the matrix it runs the engine-level benchmarks (bench/engine_vs_cyclone.py
 bench/same_host.py, see bench/ros_compare_engine.py; --no-engine leaves them out) into the same
 folder, and the report gathers their headline ratios and the time each part took.
 
-Measured per run: performance_test's own per-second rows after the warm-up (latency mean and max,
-samples sent/received/lost), the CPU time of the measured processes over the same window (in % of
+Measured per run: performance_test's own rows after the warm-up (samples sent/received/lost per
+second; latency mean and max over the whole run: performance_test 1.2.1's latency figures are
+cumulative, see latency_totals), the CPU time of the measured processes over the same window (in % of
 one core, from each thread's /proc/PID/task/TID/schedstat in ns; from /proc/PID/stat's 10 ms ticks
 when a thread ended within the window), and memory: PSS (/proc/PID/smaps_rollup, which counts mapped
 /dev/shm segments) plus the size of /dev/shm files created during the run that no measured process
@@ -404,20 +405,40 @@ def perf_rows(path):
     return log_["analysis_results"]
 
 
+def latency_totals(rows):
+    """(samples, mean s, max s) of a run's latency, from performance_test's rows after the warm-up.
+
+    performance_test 1.2.1 never clears its list of latencies after the ignored seconds
+    (DataStats::reset runs only during them), so each row's latency_n, mean and max cover every
+    sample since the warm-up, not that second: the last row is the whole run's. (A mean weighted
+    over the rows counted the first second's samples once per row: up to 35 % off in a run.) Rows
+    that are per second (latency_n near each second's received count) are summed instead.
+    """
+    rows = [r for r in rows if r["latency_n"]]
+    if not rows:
+        return 0, None, None
+    ns = [r["latency_n"] for r in rows]
+    received = sum(r["num_samples_received"] for r in rows)
+    cumulative = len(rows) > 1 and all(a <= b for a, b in zip(ns, ns[1:])) and ns[-1] > 0.75 * received
+    if cumulative:
+        last = rows[-1]
+        return last["latency_n"], last["latency_mean"], last["latency_max"]
+    n = sum(ns)
+    return n, sum(r["latency_mean"] * r["latency_n"] for r in rows) / n, max(r["latency_max"] for r in rows)
+
+
 def summarize_perf_test(cell, logdir):
     """Latency (µs), samples per second, lost, from performance_test's JSON logs."""
     if cell.procs == 1:
         pub_rows = sub_rows = perf_rows(f"{logdir}/pubsub.json")
     else:
         pub_rows, sub_rows = perf_rows(f"{logdir}/pub.json"), perf_rows(f"{logdir}/sub.json")
-    n = sum(r["latency_n"] for r in sub_rows)
-    # performance_test records latencies in seconds.
-    mean = sum(r["latency_mean"] * r["latency_n"] for r in sub_rows) / n * 1e6 if n else None
-    mx = max((r["latency_max"] for r in sub_rows if r["latency_n"]), default=0) * 1e6 if n else None
+    n, mean_s, max_s = latency_totals(sub_rows)
     secs = max(len(sub_rows), 1)
+    # performance_test records latencies in seconds.
     return dict(
-        latency_mean_us=mean,
-        latency_max_us=mx,
+        latency_mean_us=mean_s * 1e6 if n else None,
+        latency_max_us=max_s * 1e6 if n else None,
         samples=n,
         sent_per_s=sum(r["num_samples_sent"] for r in pub_rows) / max(len(pub_rows), 1),
         received_per_s=sum(r["num_samples_received"] for r in sub_rows) / secs,
