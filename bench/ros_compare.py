@@ -75,9 +75,17 @@ def parse_rmws(spec):
 
 
 def rmw_env(env, label):
-    """The environment of a run of `label` (an RMW, or a variant of one)."""
+    """The environment of a run of `label` (an RMW, or a variant of one). A variable given as
+    VAR+=VALUE gets VALUE in front of its value (a build of the RMW in another workspace:
+    LD_LIBRARY_PATH+=WS/install/rmw_hdds/lib, since rmw_implementation loads the RMW by name)."""
     rmw, extra = VARIANTS.get(label, (label, {}))
-    return dict(env, RMW_IMPLEMENTATION=rmw, **extra)
+    out = dict(env, RMW_IMPLEMENTATION=rmw)
+    for var, value in extra.items():
+        if var.endswith("+"):
+            var = var[:-1]
+            value = os.pathsep.join(filter(None, [value, out.get(var, "")]))
+        out[var] = value
+    return out
 
 
 def log(msg):
@@ -101,6 +109,25 @@ class Cell:
         rate = "max" if self.rate == 0 else f"{self.rate}Hz"
         rel = "BE" if self.reliability == "BEST_EFFORT" else "REL"
         return f"{self.msg} {rate} {self.procs}p {rel} {self.subs}sub"
+
+    @classmethod
+    def parse(cls, key):
+        """The cell a key names ("BoundedSequence4m 20Hz 2p BE 1sub"): any message perf_test
+        has, in or out of the matrix; None if the key is not of that form."""
+        parts = key.split()
+        if len(parts) != 5:
+            return None
+        msg, rate, procs, rel, subs = parts
+        if rate == "max":
+            hz = 0
+        elif rate.endswith("Hz") and rate[:-2].isdigit():
+            hz = int(rate[:-2])
+        else:
+            return None
+        reliability = {"BE": "BEST_EFFORT", "REL": "RELIABLE"}.get(rel)
+        if procs not in ("1p", "2p") or not reliability or not (subs.endswith("sub") and subs[:-3].isdigit()):
+            return None
+        return cls(msg, hz, int(procs[0]), reliability, int(subs[:-3]))
 
     def as_dict(self):
         return dict(
@@ -142,14 +169,26 @@ def floor_rates(cells):
     return sorted({c.rate for c in cells}, key=lambda r: (r == 0, r))
 
 
+def message_args(msg):
+    """perf_test's arguments for a cell's message. "UnboundedSequenceN" (N bytes, or Nk / Nm) is
+    perf_test's UnboundedSequence (a byte sequence) filled with N bytes: perf_test's bounded
+    sequences go out empty (it resizes them to the capacity of a new, empty one)."""
+    base, size = "UnboundedSequence", msg[len("UnboundedSequence"):]
+    if msg.startswith(base) and size:
+        scale = {"k": 1024, "m": 1024 * 1024}.get(size[-1], 1)
+        digits = size[:-1] if scale != 1 else size
+        if digits.isdigit():
+            return ["-m", base, "--unbounded-msg-size", str(int(digits) * scale)]
+    return ["-m", msg]
+
+
 def perf_test_commands(cell, runtime, warmup, logdir):
     """The exact perf_test command lines of a cell: [(role, argv)], subscriber first."""
     common = [
         "perf_test",
         "-c",
         "rclcpp-single-threaded-executor",
-        "-m",
-        cell.msg,
+        *message_args(cell.msg),
         "-r",
         str(cell.rate),
         "--reliability",
@@ -642,12 +681,14 @@ def main():
         "--rmws",
         default=",".join(RMWS),
         help="comma-separated RMWs; an entry LABEL=RMW:VAR=VALUE runs RMW with that variable as "
-        "LABEL (e.g. rmw_hdds_noyield=rmw_hdds:HDDS_CONFIG=wait.yield_after_wake=false)",
+        "LABEL (e.g. rmw_hdds_noyield=rmw_hdds:HDDS_CONFIG=wait.yield_after_wake=false); "
+        "VAR+=VALUE puts VALUE in front of VAR's value (another build: "
+        "hdds_b=rmw_hdds:LD_LIBRARY_PATH+=WS/install/rmw_hdds/lib)",
     )
     ap.add_argument(
         "--cells",
         help="comma-separated cell keys as the report names them (e.g. 'Array1k 1000Hz 1p BE "
-        "1sub'): only those, and the floor at their rates",
+        "1sub'; any message perf_test has): only those, and the floor at their rates",
     )
     ap.add_argument(
         "--out",
@@ -693,10 +734,12 @@ def main():
     cells = matrix(args.quick)
     if args.cells:
         wanted = [k.strip() for k in args.cells.split(",") if k.strip()]
-        unknown = [k for k in wanted if k not in {c.key for c in cells}]
+        parsed = [Cell.parse(k) for k in wanted]
+        unknown = [k for k, c in zip(wanted, parsed) if c is None]
         if unknown:
-            sys.exit(f"ros_compare: no cell {unknown}; the cells are: {', '.join(c.key for c in cells)}")
-        cells = [c for c in cells if c.key in wanted]
+            sys.exit(f"ros_compare: {unknown} not of the form 'MSG RATEHz|max 1p|2p BE|REL Nsub'; "
+                     f"the matrix's cells are: {', '.join(c.key for c in cells)}")
+        cells = parsed
     if args.probe and any(c.procs != 1 for c in cells):
         sys.exit("ros_compare --probe: the probe times one process; choose one-process cells")
     rates = floor_rates(cells)

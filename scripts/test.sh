@@ -2,7 +2,7 @@
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
 #   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
-#   2b. how the benchmark runner reads performance_test's logs (test/bench, python3 unittest);
+#   2b. the benchmark runner's parsing: performance_test's logs, --rmws, --cells (test/bench);
 #   3. checks (docs/checks.md): the C ABI tests under ASan+UBSan, ThreadSanitizer over the
 #      engine's threaded tests (scripts/tsan.sh), Miri over hdds_ffi (scripts/miri.sh), every
 #      cargo-fuzz target for a bounded time (scripts/fuzz.sh; HDDS_FUZZ_SECONDS, default 25),
@@ -54,11 +54,11 @@ cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$
 [ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
 count "${cp:-0}" "${cf:-0}"
 
-section "Benchmark runner: how it reads performance_test's logs (test/bench, python3 unittest)"
+section "Benchmark runner: how it reads performance_test's logs, its --rmws and --cells (test/bench, python3 unittest)"
 # The runner is not a test, but what it reads from performance_test's logs decides every figure of
 # results/ros_compare.md; stdlib only, so any python3 runs it.
 b_ok=1
-python3 "$root/test/bench/test_perf_test_logs.py" -v 2>&1 | tee "$logs/bench.log" || b_ok=0
+python3 "$root/test/bench/test_ros_compare.py" -v 2>&1 | tee "$logs/bench.log" || b_ok=0
 bp=$(grep -c '\.\.\. ok$' "$logs/bench.log" || true)
 bf=$(grep -cE '\.\.\. (FAIL|ERROR)$' "$logs/bench.log" || true)
 [ "$b_ok" = 1 ] || bf=$(( ${bf:-0} > 0 ? bf : 1 ))

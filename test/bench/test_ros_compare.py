@@ -1,4 +1,4 @@
-"""How bench/ros_compare.py reads performance_test's JSON rows (python3 -m unittest).
+"""bench/ros_compare.py: how it reads performance_test's JSON rows, its --rmws and --cells.
 
 performance_test 1.2.1's latency figures in each row cover every sample since its warm-up (it
 never clears them after the ignored seconds); the runner must take the last row's, not weight the
@@ -46,6 +46,40 @@ class LatencyTotals(unittest.TestCase):
 
     def test_rows_without_samples_give_none(self):
         self.assertEqual(ros_compare.latency_totals([row(0, 0, 0, 0)]), (0, None, None))
+
+
+class Variants(unittest.TestCase):
+    def test_a_variant_sets_or_prepends_its_variables(self):
+        labels = ros_compare.parse_rmws("rmw_hdds,b=rmw_hdds:LD_LIBRARY_PATH+=/ws_b/lib:HDDS_CONFIG=x=1")
+        self.assertEqual(labels, ["rmw_hdds", "b"])
+        env = ros_compare.rmw_env({"LD_LIBRARY_PATH": "/opt/lib"}, "b")
+        self.assertEqual(env["LD_LIBRARY_PATH"], "/ws_b/lib:/opt/lib")
+        self.assertEqual(env["HDDS_CONFIG"], "x=1")
+        self.assertEqual(env["RMW_IMPLEMENTATION"], "rmw_hdds")
+        self.assertEqual(ros_compare.rmw_env({}, "b")["LD_LIBRARY_PATH"], "/ws_b/lib")
+        self.assertEqual(ros_compare.rmw_env({"LD_LIBRARY_PATH": "/opt/lib"}, "rmw_hdds")["LD_LIBRARY_PATH"], "/opt/lib")
+
+
+class Cells(unittest.TestCase):
+    def test_every_matrix_key_parses_back_to_its_cell(self):
+        for cell in ros_compare.matrix(False):
+            self.assertEqual(ros_compare.Cell.parse(cell.key).as_dict(), cell.as_dict())
+
+    def test_cells_outside_the_matrix_and_bad_keys(self):
+        c = ros_compare.Cell.parse("UnboundedSequence4m 20Hz 2p REL 3sub")
+        self.assertEqual((c.msg, c.rate, c.procs, c.reliability, c.subs),
+                         ("UnboundedSequence4m", 20, 2, "RELIABLE", 3))
+        for bad in ["Array1k 1000 1p BE 1sub", "Array1k 1000Hz 3p BE 1sub", "Array1k max 1p XX 1sub",
+                    "Array1k max 1p BE sub", "Array1k max 1p BE"]:
+            self.assertIsNone(ros_compare.Cell.parse(bad), bad)
+
+    def test_unbounded_sequences_carry_their_size(self):
+        self.assertEqual(ros_compare.message_args("UnboundedSequence4m"),
+                         ["-m", "UnboundedSequence", "--unbounded-msg-size", str(4 * 1024 * 1024)])
+        self.assertEqual(ros_compare.message_args("UnboundedSequence64k")[-1], "65536")
+        self.assertEqual(ros_compare.message_args("UnboundedSequence100")[-1], "100")
+        self.assertEqual(ros_compare.message_args("UnboundedSequence"), ["-m", "UnboundedSequence"])
+        self.assertEqual(ros_compare.message_args("Array4m"), ["-m", "Array4m"])
 
 
 if __name__ == "__main__":
