@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "detail/copy_bytes.hpp"
 
@@ -60,5 +61,41 @@ TEST(CopyBytes, GoesBackwardOnlyInTheSlowWindow)
     EXPECT_EQ(slow, rmw_hdds::copy_bytes_goes_backward(dst, a.p + 40, 65536)) << distance;
     EXPECT_FALSE(rmw_hdds::copy_bytes_goes_backward(dst, a.p + 40, 2047)) << distance;
   }
+}
+}  // namespace
+
+namespace
+{
+// assign_bytes: the vector ends up holding exactly the bytes, whatever it held and wherever its
+// storage lies from the source, the backward path included (a source 4 bytes before the
+// storage's place modulo 4096, as a CDR body's byte array often is).
+TEST(AssignBytes, HoldsExactlyTheBytesOnBothPaths)
+{
+  const size_t n = 8192 + 3;
+  PageAligned src(n + 8192);
+  for (size_t i = 0; i < n + 8192; ++i) {
+    src.p[i] = static_cast<unsigned char>(i * 13 + 1);
+  }
+  for (size_t held : {size_t{0}, size_t{10}, n, 2 * n}) {
+    for (bool slow : {false, true}) {
+      std::vector<unsigned char> v(held, 0xee);
+      v.reserve(n);
+      // The source, placed so that the storage lies 4 bytes past it modulo 4096 (slow), or at
+      // the same place (not).
+      const size_t dst_page = reinterpret_cast<uintptr_t>(v.data()) & 4095u;
+      const size_t at = (dst_page + 4096 - (slow ? 4 : 0)) % 4096;
+      const unsigned char * from = src.p + at;
+      EXPECT_EQ(slow, rmw_hdds::copy_bytes_goes_backward(v.data(), from, n));
+      rmw_hdds::assign_bytes(v, from, n);
+      ASSERT_EQ(n, v.size());
+      EXPECT_EQ(0, std::memcmp(v.data(), from, n)) << "held " << held << (slow ? ", slow" : "");
+    }
+  }
+  std::vector<int8_t> signed_bytes(5, -1);
+  rmw_hdds::assign_bytes(signed_bytes, src.p, 2);
+  ASSERT_EQ(2u, signed_bytes.size());
+  EXPECT_EQ(static_cast<int8_t>(src.p[1]), signed_bytes[1]);
+  rmw_hdds::assign_bytes(signed_bytes, src.p, 0);
+  EXPECT_TRUE(signed_bytes.empty());
 }
 }  // namespace

@@ -5,6 +5,7 @@
 // type support sources itself (librmw_hdds exports only the rmw_* API).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -22,7 +23,9 @@
 #include "test_msgs/msg/arrays.hpp"
 #include "test_msgs/msg/basic_types.h"
 #include "test_msgs/msg/basic_types.hpp"
+#include "test_msgs/msg/bounded_sequences.hpp"
 #include "test_msgs/msg/strings.hpp"
+#include "test_msgs/msg/unbounded_sequences.hpp"
 #include "test_msgs/service_fixtures.hpp"
 #include "test_msgs/srv/arrays.h"
 #include "test_msgs/srv/basic_types.h"
@@ -205,6 +208,50 @@ TEST(MessageTypeSupport, SerializeIntoACallerBuffer)
   test_msgs::msg::Strings back;
   ASSERT_EQ(RMW_RET_OK, ts.deserialize(exact.data(), exact.size(), &back)) << take_error();
   EXPECT_EQ(msg, back);
+}
+
+// One-byte sequences are filled with assign (no zero fill first): into a new message, and into
+// used ones whose sequences hold more or fewer elements, what comes out is exactly what was sent.
+template<class Msg>
+void byte_sequences_round_trip(Msg msg)
+{
+  MessageTypeSupport ts;
+  ASSERT_EQ(RMW_RET_OK, MessageTypeSupport::resolve(cpp_ts<Msg>(), &ts));
+  size_t size = 0;
+  ASSERT_EQ(RMW_RET_OK, ts.serialized_size(&msg, &size)) << take_error();
+  Bytes cdr(size);
+  size_t written = 0;
+  ASSERT_EQ(RMW_RET_OK, ts.serialize(&msg, cdr.data(), cdr.size(), &written)) << take_error();
+  Msg fresh;
+  ASSERT_EQ(RMW_RET_OK, ts.deserialize(cdr.data(), written, &fresh)) << take_error();
+  EXPECT_EQ(msg, fresh);
+  for (size_t held : {size_t{0}, size_t{1}, size_t{3}, size_t{200}}) {
+    Msg used;
+    used.byte_values.assign(std::min<size_t>(held, 3), 0xee);
+    used.uint8_values.assign(std::min<size_t>(held, 3), 0xdd);
+    used.int8_values.assign(std::min<size_t>(held, 3), -9);
+    used.char_values.assign(std::min<size_t>(held, 3), 'z');
+    ASSERT_EQ(RMW_RET_OK, ts.deserialize(cdr.data(), written, &used)) << take_error();
+    EXPECT_EQ(msg, used) << "into sequences of " << held << " elements";
+  }
+}
+
+TEST(MessageTypeSupport, ByteSequencesComeOutExactlyAsSent)
+{
+  test_msgs::msg::UnboundedSequences unbounded;
+  unbounded.byte_values = {0, 1, 0xff};
+  unbounded.uint8_values.assign(5000, 0x5a);  // past the 2 KiB where memmove changes its ways
+  unbounded.int8_values = {-128, 0, 127};
+  unbounded.char_values = {'a', 'b'};
+  unbounded.int32_values = {7};  // a sequence of wider elements after them
+  byte_sequences_round_trip(unbounded);
+  byte_sequences_round_trip(test_msgs::msg::UnboundedSequences{});
+
+  test_msgs::msg::BoundedSequences bounded;
+  bounded.byte_values = {9};
+  bounded.uint8_values = {1, 2, 3};
+  bounded.int8_values = {-1, -2};
+  byte_sequences_round_trip(bounded);
 }
 
 TEST(MessageTypeSupport, InPlaceOnlyWhereTheBytesAreTheMessage)

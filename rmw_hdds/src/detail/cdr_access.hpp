@@ -3,8 +3,9 @@
 // How the plan's executors reach strings and sequences in a message, for each introspection.
 // C: rosidl_runtime_c strings and sequences, resized with the rosidl runtime (the member's
 // resize_function is the generated fini + init). C++: std::string / std::u16string directly, and
-// sequences through the member's size/get/resize functions, so that BoundedVector and any
-// allocator-aware container keep working.
+// sequences through the member's size/get/resize functions, except two that are std::vectors
+// whatever the member's functions: bool sequences (packed bits, no get function) and, when
+// deserializing, sequences of one-byte elements (filled without resize's zero fill).
 #ifndef RMW_HDDS__DETAIL__CDR_ACCESS_HPP_
 #define RMW_HDDS__DETAIL__CDR_ACCESS_HPP_
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "detail/cdr_plan.hpp"
+#include "detail/copy_bytes.hpp"
 #include "rmw/ret_types.h"
 #include "rosidl_runtime_c/primitives_sequence.h"
 #include "rosidl_runtime_c/string.h"
@@ -22,6 +24,7 @@
 #include "rosidl_runtime_c/u16string.h"
 #include "rosidl_runtime_c/u16string_functions.h"
 #include "rosidl_typesupport_introspection_c/message_introspection.h"
+#include "rosidl_typesupport_introspection_cpp/field_types.hpp"
 #include "rosidl_typesupport_introspection_cpp/message_introspection.hpp"
 
 namespace rmw_hdds
@@ -149,6 +152,20 @@ struct Access<Lang::Cpp>
   static std::vector<bool> & bools(void * field)
   {
     return *static_cast<std::vector<bool> *>(field);
+  }
+  // Sets a sequence of one-byte elements (int8, uint8, char, octet) to the n bytes at `src`
+  // (rmw_hdds::assign_bytes: no zero fill before the copy). The generated introspection casts
+  // every sequence to std::vector<T> (a BoundedVector is one underneath), as
+  // rmw_fastrtps_dynamic_cpp's type support does; T is int8_t for int8, unsigned char otherwise.
+  static void assign_bytes(const Op & op, void * field, const uint8_t * src, size_t n)
+  {
+    if (static_cast<const Member *>(op.member)->type_id_ ==
+      rosidl_typesupport_introspection_cpp::ROS_TYPE_INT8)
+    {
+      rmw_hdds::assign_bytes(*static_cast<std::vector<int8_t> *>(field), src, n);
+    } else {
+      rmw_hdds::assign_bytes(*static_cast<std::vector<unsigned char> *>(field), src, n);
+    }
   }
 };
 

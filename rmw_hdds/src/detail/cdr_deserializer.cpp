@@ -155,6 +155,11 @@ private:
         pos_ += n;
         return RMW_RET_OK;
       }
+      if (op.kind == OpKind::kPrimSeq && op.elem_size == 1 && !op.elem_bool) {
+        A::assign_bytes(op, field, buf_ + pos_, n);
+        pos_ += n;
+        return RMW_RET_OK;
+      }
     }
     void * data = nullptr;
     const rmw_ret_t ret = A::resize(op, field, n, &data);

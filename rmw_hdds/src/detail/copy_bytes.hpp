@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace rmw_hdds
 {
@@ -54,6 +55,26 @@ inline void copy_bytes(void * dst, const void * src, size_t n)
     std::memcpy(block, s + i, kBlock);
     std::memcpy(d + i, block, kBlock);
   }
+}
+
+// Makes `v` hold exactly the n bytes at `src` (not inside v), without first zero-filling what it
+// grows into: the value-initialization of resize() is a memset as long as the copy (a 4 MiB
+// sensor_msgs/Image or PointCloud2 payload, taken into the new message rclcpp allocates for every
+// take). It reserves, then copies with assign() (memmove), or with copy_bytes after a resize
+// where the reserved storage lies at a distance from `src` where memmove is slow.
+template<typename T>
+void assign_bytes(std::vector<T> & v, const void * src, size_t n)
+{
+  static_assert(sizeof(T) == 1, "one-byte elements only");
+  v.reserve(n);
+  if (copy_bytes_goes_backward(v.data(), src, n)) {
+    v.resize(n);
+    copy_bytes(v.data(), src, n);
+    return;
+  }
+  // One-byte element types (uint8_t, int8_t: character types) may alias any bytes.
+  const T * from = static_cast<const T *>(src);
+  v.assign(from, from + n);
 }
 }  // namespace rmw_hdds
 
