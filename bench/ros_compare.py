@@ -805,7 +805,12 @@ def main():
         f"process under `timeout`; two processes: the subscriber starts "
         f"{SUB_HEAD_START_S:g} s before the publisher",
         "values": "MSG, RATE (0 = as fast as possible), REL (BEST_EFFORT or RELIABLE), SUBS as in "
-        "each row",
+        "each row"
+        + (
+            "; MSG UnboundedSequenceN is `-m UnboundedSequence --unbounded-msg-size N`"
+            if any(len(message_args(c.msg)) > 2 for c in cells)
+            else ""
+        ),
     }
     info["load_average_at_end"] = open("/proc/loadavg").read().split()[:3]
     if PERF_TEST_BUILD.get("version"):
