@@ -25,24 +25,22 @@ CUMULATIVE = [row(101, 137.42, 300, 100), row(201, 139.90, 310, 99),
 
 
 class LatencyTotals(unittest.TestCase):
+    def assert_totals(self, rows, n, mean_us, max_us):
+        got_n, mean, mx = ros_compare.latency_totals(rows)
+        self.assertEqual(got_n, n)
+        self.assertAlmostEqual(mean * 1e6, mean_us)
+        self.assertAlmostEqual(mx * 1e6, max_us)
+
     def test_cumulative_rows_give_the_last_rows_figures(self):
-        n, mean, mx = ros_compare.latency_totals(CUMULATIVE)
-        self.assertEqual(n, 401)
-        self.assertAlmostEqual(mean * 1e6, 148.48)
-        self.assertAlmostEqual(mx * 1e6, 881.7)
+        self.assert_totals(CUMULATIVE, 401, 148.48, 881.7)
 
     def test_per_second_rows_are_weighted_by_their_samples(self):
         rows = [row(100, 10.0, 20, 100), row(300, 20.0, 50, 300), row(100, 10.0, 30, 100)]
-        n, mean, mx = ros_compare.latency_totals(rows)
-        self.assertEqual(n, 500)
-        self.assertAlmostEqual(mean * 1e6, 16.0)
-        self.assertAlmostEqual(mx * 1e6, 50.0)
+        self.assert_totals(rows, 500, 16.0, 50.0)
 
     def test_steady_per_second_rows_are_not_taken_for_cumulative(self):
         rows = [row(99, 10.0, 20, 99), row(100, 12.0, 20, 100), row(100, 14.0, 20, 100)]
-        n, mean, _ = ros_compare.latency_totals(rows)
-        self.assertEqual(n, 299)
-        self.assertAlmostEqual(mean * 1e6, (99 * 10 + 100 * 12 + 100 * 14) / 299)
+        self.assert_totals(rows, 299, (99 * 10 + 100 * 12 + 100 * 14) / 299, 20.0)
 
     def test_rows_without_samples_give_none(self):
         self.assertEqual(ros_compare.latency_totals([row(0, 0, 0, 0)]), (0, None, None))
