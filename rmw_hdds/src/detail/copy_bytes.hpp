@@ -61,11 +61,13 @@ inline void copy_bytes(void * dst, const void * src, size_t n)
 // grows into: the value-initialization of resize() is a memset as long as the copy (a 4 MiB
 // sensor_msgs/Image or PointCloud2 payload, taken into the new message rclcpp allocates for every
 // take). It reserves, then copies with assign() (memmove), or with copy_bytes after a resize
-// where the reserved storage lies at a distance from `src` where memmove is slow.
+// where the reserved storage lies at a distance from `src` where memmove is slow. Cleared first,
+// so that growing a used vector does not copy its old bytes into the new storage.
 template<typename T>
 void assign_bytes(std::vector<T> & v, const void * src, size_t n)
 {
   static_assert(sizeof(T) == 1, "one-byte elements only");
+  v.clear();
   v.reserve(n);
   if (copy_bytes_goes_backward(v.data(), src, n)) {
     v.resize(n);
