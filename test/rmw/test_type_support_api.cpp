@@ -225,12 +225,14 @@ void byte_sequences_round_trip(Msg msg)
   Msg fresh;
   ASSERT_EQ(RMW_RET_OK, ts.deserialize(cdr.data(), written, &fresh)) << take_error();
   EXPECT_EQ(msg, fresh);
-  for (size_t held : {size_t{0}, size_t{1}, size_t{3}, size_t{200}}) {
+  // Up to each sequence's bound (max_size: a BoundedVector's is its bound): more than was sent
+  // into every unbounded one, the 5000-byte one included.
+  for (size_t held : {size_t{0}, size_t{1}, size_t{3}, size_t{6000}}) {
     Msg used;
-    used.byte_values.assign(std::min<size_t>(held, 3), 0xee);
-    used.uint8_values.assign(std::min<size_t>(held, 3), 0xdd);
-    used.int8_values.assign(std::min<size_t>(held, 3), -9);
-    used.char_values.assign(std::min<size_t>(held, 3), 'z');
+    used.byte_values.assign(std::min(held, used.byte_values.max_size()), 0xee);
+    used.uint8_values.assign(std::min(held, used.uint8_values.max_size()), 0xdd);
+    used.int8_values.assign(std::min(held, used.int8_values.max_size()), -9);
+    used.char_values.assign(std::min(held, used.char_values.max_size()), 'z');
     ASSERT_EQ(RMW_RET_OK, ts.deserialize(cdr.data(), written, &used)) << take_error();
     EXPECT_EQ(msg, used) << "into sequences of " << held << " elements";
   }
