@@ -322,17 +322,24 @@ fn a_loaned_sample_is_written_in_place_for_same_host_readers() {
     assert!(loan.in_shared_memory());
     assert!(loan.as_mut_slice().iter().all(|b| *b == 0), "zeroed");
     loan.as_mut_slice().copy_from_slice(&payload(1, 4 << 20));
-    // One loan at a time; a write meanwhile fails and writes nothing.
-    assert_eq!(w.write(&payload(9, 16)).unwrap_err().kind(), ErrorKind::BadArgument);
-    assert_eq!(loan.publish().unwrap(), 2);
+    // Several loans out at once, and writes meanwhile: each sample is numbered when published.
+    let mut second = w.loan(64).unwrap();
+    assert!(second.in_shared_memory());
+    second.as_mut_slice().copy_from_slice(&payload(2, 64));
+    assert_eq!(w.write(&payload(3, 16)).unwrap(), 2);
+    assert_eq!(second.publish().unwrap(), 3);
+    assert_eq!(loan.publish().unwrap(), 4);
     // Dropped unpublished: given back, nothing sent.
     drop(w.loan(100).unwrap());
-    w.write(&payload(3, 16)).unwrap();
+    assert_eq!(w.write(&payload(5, 16)).unwrap(), 5);
     for reader in [&r, &local] {
-        let got = take_n(reader, 2, Duration::from_secs(5));
-        assert_eq!(got.len(), 2);
-        assert!(got[0].data[..] == payload(1, 4 << 20)[..]);
-        assert_eq!(got[1].info.sequence_number, 3);
+        let got = take_n(reader, 4, Duration::from_secs(5));
+        let sns: Vec<i64> = got.iter().map(|s| s.info.sequence_number).collect();
+        assert_eq!(sns, [2, 3, 4, 5]);
+        assert!(got[0].data[..] == payload(3, 16)[..]);
+        assert!(got[1].data[..] == payload(2, 64)[..]);
+        assert!(got[2].data[..] == payload(1, 4 << 20)[..]);
+        assert!(got[3].data[..] == payload(5, 16)[..]);
         std::thread::sleep(Duration::from_millis(50));
         assert!(reader.take().is_none());
     }

@@ -14,9 +14,10 @@ pub struct HddsLoan {
 }
 
 /// Lends a zeroed buffer of `len` bytes for the writer's next sample and stores the loan in
-/// *out_loan. One loan at a time per writer: writing or borrowing again before it is published or
-/// returned is HDDS_RET_BAD_ARGUMENT. A reliable KEEP_ALL writer waits for room up to
-/// max_blocking_time (then HDDS_RET_TIMEOUT). The loan must be published or returned before the
+/// *out_loan. Several loans may be out at once, and the writer may write meanwhile; a loan's
+/// sample takes its sequence number when it is published. A loan in shared memory holds up the
+/// reuse of the writer's ring beyond it until it is published or returned: do not keep it long.
+/// A reliable KEEP_ALL writer waits for room up to max_blocking_time (then HDDS_RET_TIMEOUT). The loan must be published or returned before the
 /// writer is destroyed. Thread-safe with other calls on the writer.
 #[no_mangle]
 pub extern "C" fn hdds_writer_loan(writer: *const HddsWriter, len: usize, out_loan: *mut *mut HddsLoan) -> HddsRet {

@@ -41,7 +41,7 @@ use crate::qos::{Durability, Qos, Reliability};
 use crate::rtps::{MatchedReader, SampleMeta, StatefulWriter, WriteBlocked, WriterAction, WriterConfig, WriterStats};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
-use crate::transport::shm::ring::SampleDesc;
+use crate::transport::shm::ring::{LentId, SampleDesc};
 use crate::transport::shm::writer::ShmWriter;
 use crate::wire::{EntityId, EntityKind, Guid, Locator};
 
@@ -217,11 +217,11 @@ impl Writer {
     /// The one write path: a sample or, on keyed topics, an instance's disposal or unregistration
     /// (`payload` is then the serialized key; see [`super::instances`]).
     pub(crate) fn write_change(&self, payload: &[u8], options: &WriteOptions, change: WriteChange) -> Result<i64> {
-        self.write_inner(payload, None, options, change, false)
+        self.write_inner(payload, None, options, change, None)
     }
 
-    /// [`Writer::write_change`]; `in_ring` when `payload` already sits in the ring (a loaned
-    /// sample, [`WriterLoan`]); `owned` when `payload` is already the sample's own buffer (it is
+    /// [`Writer::write_change`]; `lent` when `payload` already sits in the ring, lent there (a
+    /// loaned sample, [`WriterLoan`]); `owned` when `payload` is already the sample's own buffer (it is
     /// then shared, not copied: [`Writer::write_into`]).
     fn write_inner(
         &self,
@@ -229,9 +229,9 @@ impl Writer {
         owned: Option<Arc<[u8]>>,
         options: &WriteOptions,
         change: WriteChange,
-        in_ring: bool,
+        lent: Option<LentId>,
     ) -> Result<i64> {
-        let r = self.write_core(payload, owned, options, change, in_ring);
+        let r = self.write_core(payload, owned, options, change, lent);
         run_listeners();
         r
     }
@@ -244,10 +244,10 @@ impl Writer {
         owned: Option<Arc<[u8]>>,
         options: &WriteOptions,
         change: WriteChange,
-        in_ring: bool,
+        lent: Option<LentId>,
     ) -> Result<i64> {
-        // A write that lent itself a ring slot (write_into) holds the turn already.
-        let turn = self.shared.shm.as_ref().filter(|_| !in_ring).map(ShmWriter::turn);
+        // A sample lent in the ring waits for no room: no turn (write_into holds it already).
+        let turn = self.shared.shm.as_ref().filter(|_| lent.is_none()).map(ShmWriter::turn);
         // Only a reliable KEEP_ALL writer ever waits for room, so only it needs a deadline before
         // publishing; every other write reads the monotonic clock once the sample is out (each
         // read costs tens of ns on a VM, a good part of a same-host hop). One wall-clock read per
@@ -261,7 +261,7 @@ impl Writer {
         // Before anything is numbered or sent: a time-out or a refusal leaves no reader with the
         // sample. (KEEP_LAST: the ring's publish below comes first anyway, as the machine numbers
         // every sample at once, and tells the same refusals before anything else happens.)
-        if let (Some(shm), false, None) = (&self.shared.shm, in_ring, self.shared.qos.depth()) {
+        if let (Some(shm), None, None) = (&self.shared.shm, lent, self.shared.qos.depth()) {
             shm.wait_room(payload.len(), blocking_until)?;
         }
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
@@ -295,7 +295,7 @@ impl Writer {
         if let Some(shm) = &self.shared.shm {
             if st.net.as_ref().map_or(true, |p| p.rtps.can_write()) {
                 let sn = st.last_sn + 1;
-                self.publish_shm(shm, &desc(sn), payload, in_ring, blocking_until)?;
+                self.publish_shm(shm, &desc(sn), payload, lent, blocking_until)?;
                 published = Some(sn);
             }
         }
@@ -348,7 +348,7 @@ impl Writer {
         }
         if let (Some(shm), None) = (&self.shared.shm, published) {
             // Room was made above; only another thread writing meanwhile can make this wait.
-            self.publish_shm(shm, &desc(sn), payload, in_ring, blocking_until)?;
+            self.publish_shm(shm, &desc(sn), payload, lent, blocking_until)?;
         }
         if self.shared.qos.durability == Durability::TransientLocal && options.directed_to.is_none() {
             let keyed = self.shared.guid.entity_id.is_keyed();
@@ -376,21 +376,21 @@ impl Writer {
         Ok(sn)
     }
 
-    /// Puts the sample into the ring for same-host readers (`in_ring`: it is there already, a
-    /// loan filled in place, and only needs its descriptor).
+    /// Puts the sample into the ring for same-host readers (`lent`: it is there already, a loan
+    /// filled in place, and only needs its descriptor).
     fn publish_shm(
         &self,
         shm: &ShmWriter,
         desc: &SampleDesc,
         payload: &[u8],
-        in_ring: bool,
+        lent: Option<LentId>,
         blocking_until: Option<Instant>,
     ) -> Result<()> {
-        if in_ring {
-            shm.publish_lent(desc, payload.len());
-            Ok(())
-        } else {
-            shm.publish(desc, payload, blocking_until)
+        match lent {
+            Some(id) if shm.publish_lent(desc, id, payload.len()) => Ok(()),
+            // The loan's owner publishes or gives back its id once: cannot happen.
+            Some(_) => Err(Error::bad_argument("the loaned sample was published or given back already")),
+            None => shm.publish(desc, payload, blocking_until),
         }
     }
 

@@ -12,6 +12,7 @@ use super::super::sample::WriteOptions;
 use super::Writer;
 use crate::error::{Error, ErrorKind, Result};
 use crate::qos::Durability;
+use crate::transport::shm::ring::LentId;
 
 /// A sample buffer lent by [`Writer::loan`]: fill it, then [`WriterLoan::publish`]. Dropping it
 /// unpublished gives the buffer back.
@@ -26,6 +27,7 @@ enum Buf {
     Ring {
         ptr: *mut u8,
         len: usize,
+        id: LentId,
     },
     Heap(Vec<u8>),
 }
@@ -33,9 +35,11 @@ enum Buf {
 impl Writer {
     /// Lends a zeroed buffer of `len` bytes for the next sample: a slot of the writer's
     /// shared-memory ring when same-host readers (or a TRANSIENT_LOCAL history) will get it, else
-    /// ordinary memory. One loan at a time: writing or borrowing again while it is outstanding
-    /// fails with [`crate::error::ErrorKind::BadArgument`]. A reliable KEEP_ALL writer waits for
-    /// room up to max_blocking_time, as a write does.
+    /// ordinary memory. Several loans may be out at once, and the writer may write meanwhile; each
+    /// loan's sample takes its sequence number when it is published. A loan in the ring holds up
+    /// the reuse of the ring's memory beyond it until it is published or dropped, so do not keep
+    /// one long. A reliable KEEP_ALL writer waits for room up to max_blocking_time, as a write
+    /// does.
     pub fn loan(&self, len: usize) -> Result<WriterLoan<'_>> {
         let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         let lent = match &self.shared.shm {
@@ -48,7 +52,7 @@ impl Writer {
                 // until publish_lent or give_back; no reader looks at them before they are
                 // published. Zeroed so the caller never sees an older sample's bytes.
                 unsafe { std::ptr::write_bytes(l.ptr, 0, l.len) };
-                Buf::Ring { ptr: l.ptr, len: l.len }
+                Buf::Ring { ptr: l.ptr, len: l.len, id: l.id }
             }
             None => Buf::Heap(vec![0; len]),
         };
@@ -62,7 +66,10 @@ impl Writer {
     /// makes of a sample serialized elsewhere. When same-host readers will get the sample (and
     /// the writer is VOLATILE), the buffer is the writer's shared-memory ring slot, as for
     /// [`Writer::loan`]: no copy on the way to them either; other threads' writes of this writer
-    /// wait for it meanwhile (so `fill` must not write with this writer itself).
+    /// wait for it meanwhile (their turn at the ring, [`ShmWriter::turn`]; so `fill` must not
+    /// write with this writer itself).
+    ///
+    /// [`ShmWriter::turn`]: crate::transport::shm::writer::ShmWriter::turn
     ///
     /// # Safety
     /// When `fill` returns `Ok(n)`, it has initialized the first `n` bytes of its buffer (n may
@@ -82,7 +89,7 @@ impl Writer {
         if let Some(shm) = ring {
             // Same-host readers: serialize straight into the ring slot they will read (no copy on
             // the way to them). The turn keeps other threads' writes of this writer waiting
-            // meanwhile (the ring lends one slot at a time).
+            // meanwhile, as any write does.
             let turn = shm.turn();
             let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
             if let Some(lent) = shm.lend(len, deadline)? {
@@ -95,11 +102,11 @@ impl Writer {
                     // SAFETY: as above; `fill` initialized the first `written` bytes (this
                     // function's contract), which are read (not written) until published.
                     let payload = unsafe { std::slice::from_raw_parts(lent.ptr.cast_const(), written) };
-                    self.write_core(payload, None, options, WriteChange::default(), true)
+                    self.write_core(payload, None, options, WriteChange::default(), Some(lent.id))
                 });
                 if r.is_err() {
                     // Not published: the slot is free again (a no-op if it was published).
-                    shm.give_back();
+                    shm.give_back(lent.id);
                 }
                 drop(turn);
                 run_listeners();
@@ -118,7 +125,7 @@ impl Writer {
             // SAFETY: as above, for the first `written` bytes only; copied out as they are.
             Arc::from(unsafe { &*(&buf[..written] as *const [MaybeUninit<u8>] as *const [u8]) })
         };
-        self.write_inner(&Arc::clone(&data), Some(data), options, WriteChange::default(), false)
+        self.write_inner(&Arc::clone(&data), Some(data), options, WriteChange::default(), None)
     }
 }
 
@@ -139,7 +146,7 @@ impl WriterLoan<'_> {
             // SAFETY: the ring lent these bytes to this loan alone (see Writer::loan); the mapping
             // lives as long as the writer, which this loan borrows; `&mut self` makes this the only
             // reference for its lifetime.
-            Buf::Ring { ptr, len } => unsafe { std::slice::from_raw_parts_mut(*ptr, *len) },
+            Buf::Ring { ptr, len, .. } => unsafe { std::slice::from_raw_parts_mut(*ptr, *len) },
             Buf::Heap(v) => v,
         }
     }
@@ -169,12 +176,12 @@ impl WriterLoan<'_> {
     /// buffer goes back to the writer.
     pub fn publish_with(mut self, options: &WriteOptions) -> Result<i64> {
         let r = match &self.buf {
-            Buf::Ring { ptr, len } => {
+            Buf::Ring { ptr, len, id } => {
                 // SAFETY: as in as_mut_slice; shared for the duration of the write only.
                 let bytes = unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) };
-                self.writer.write_inner(bytes, None, options, WriteChange::default(), true)
+                self.writer.write_inner(bytes, None, options, WriteChange::default(), Some(*id))
             }
-            Buf::Heap(v) => self.writer.write_inner(v, None, options, WriteChange::default(), false),
+            Buf::Heap(v) => self.writer.write_inner(v, None, options, WriteChange::default(), None),
         };
         self.published = r.is_ok();
         r
@@ -183,8 +190,8 @@ impl WriterLoan<'_> {
 
 impl Drop for WriterLoan<'_> {
     fn drop(&mut self) {
-        if let (false, Buf::Ring { .. }, Some(shm)) = (self.published, &self.buf, &self.writer.shared.shm) {
-            shm.give_back();
+        if let (false, Buf::Ring { id, .. }, Some(shm)) = (self.published, &self.buf, &self.writer.shared.shm) {
+            shm.give_back(*id);
         }
     }
 }

@@ -8,8 +8,10 @@
 //! - **Positions.** Every published sample gets the next ring position (0, 1, ...); it lives in
 //!   slot `position % slots`. Positions below `head` are published; those below `oldest` are gone.
 //!   The descriptor holds the writer's sequence number, timestamps and identities.
-//! - **Arena.** Payloads are allocated first-in first-out, in position order, and freed the same
-//!   way, so the free space is one gap: an allocation goes after the newest payload while the pages
+//! - **Arena.** Payloads are allocated first-in first-out and their bytes reclaimed the same way
+//!   (from the oldest allocation; a loan's bytes are allocated when it is lent and it takes its
+//!   position when it is published, so allocation order is position order but for loans), so the
+//!   free space is one gap: an allocation goes after the newest payload while the pages
 //!   already allocated there hold it, else at offset 0 if it fits before the oldest live payload
 //!   (and when nothing is live), else after the newest one. The arena's pages are therefore reused
 //!   from the start, and the memory a writer really uses stays near the bytes in flight (plus one
@@ -60,7 +62,7 @@ pub(crate) use pin::{PinnedSample, RingPayload};
 #[path = "ring_writer.rs"]
 mod writer;
 use writer::WriterState;
-pub(crate) use writer::{Lent, RingWriter};
+pub(crate) use writer::{Lent, LentId, RingWriter};
 
 const LINE: usize = 64;
 const PAGE: usize = 4096;

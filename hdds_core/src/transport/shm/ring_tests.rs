@@ -439,17 +439,108 @@ fn a_lent_slot_is_filled_in_place_then_published_or_given_back() {
     let lent = f.w.reserve(5, None).unwrap().unwrap();
     // SAFETY (test): the ring lent these 5 bytes to us.
     unsafe { std::ptr::copy_nonoverlapping(b"hello".as_ptr(), lent.ptr, 5) };
-    // Nothing else is published while the loan is out, and readers see nothing of it yet.
-    assert_eq!(f.w.publish(&desc(9), b"x", None).unwrap_err().kind(), ErrorKind::BadArgument);
-    assert!(f.w.reserve(1, None).is_err());
+    // Readers see nothing of the loan until it is published.
     let mut cur = f.r.find_reader(me).unwrap();
     assert_eq!(drain(&f.r, &mut cur, me), vec![(1, b"before".to_vec())]);
-    f.w.publish_lent(&desc(2), 5);
+    assert_eq!(f.w.publish_lent(&desc(2), lent.id, 5), Some(1));
+    assert_eq!(f.w.publish_lent(&desc(2), lent.id, 5), None, "published once only");
     f.w.publish(&desc(3), b"after", None).unwrap();
     assert_eq!(drain(&f.r, &mut cur, me), vec![(2, b"hello".to_vec()), (3, b"after".to_vec())]);
     // Given back unpublished: the bytes are free, nothing is published.
-    let _ = f.w.reserve(100, None).unwrap();
-    f.w.give_back();
+    let back = f.w.reserve(100, None).unwrap().unwrap();
+    f.w.give_back(back.id);
+    f.w.give_back(back.id);
     f.w.publish(&desc(4), b"next", None).unwrap();
     assert_eq!(drain(&f.r, &mut cur, me), vec![(4, b"next".to_vec())]);
+    assert_eq!(f.w.lock().allocs.len(), 1, "only the unread sample's bytes are held");
+}
+
+#[test]
+fn loans_and_writes_interleave_and_each_sample_keeps_its_bytes() {
+    // Small arena (4 KiB, 8 slots): the loop goes around it many times, with loans published out
+    // of the order they were made in, samples written while loans are out, and loans given back.
+    let f = fixture(41, cfg(8, 4096, false));
+    let me = reader_guid(2);
+    f.w.add_reader(me, true).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let fill = |lent: &Lent, b: u8, len: usize| {
+        // SAFETY (test): the ring lent at least `len` bytes to us.
+        unsafe { std::ptr::write_bytes(lent.ptr, b, len) };
+    };
+    let mut sn = 0i64;
+    let mut expect = Vec::new();
+    for round in 0..200usize {
+        let (la, lb) = (100 + round % 300, 40 + round % 7);
+        let a = f.w.reserve(la, None).unwrap().unwrap();
+        let b = f.w.reserve(lb, None).unwrap().unwrap();
+        fill(&a, 0xA0 | (round % 16) as u8, la);
+        fill(&b, 0xB0 | (round % 16) as u8, lb);
+        sn += 1;
+        let plain = vec![(round % 251) as u8; 200 + round % 500];
+        f.w.publish(&desc(sn), &plain, None).unwrap();
+        expect.push((sn, plain));
+        // The later loan first, then the earlier one, or the earlier one given back.
+        sn += 1;
+        f.w.publish_lent(&desc(sn), b.id, lb).unwrap();
+        expect.push((sn, vec![0xB0 | (round % 16) as u8; lb]));
+        if round % 3 == 0 {
+            f.w.give_back(a.id);
+        } else {
+            sn += 1;
+            f.w.publish_lent(&desc(sn), a.id, la).unwrap();
+            expect.push((sn, vec![0xA0 | (round % 16) as u8; la]));
+        }
+        // Read every round, so the writer can free and reuse the bytes.
+        let got = drain(&f.r, &mut cur, me);
+        assert_eq!(got, std::mem::take(&mut expect), "round {round}");
+    }
+    assert_eq!(cur.lost, 0);
+}
+
+#[test]
+fn a_loan_held_long_holds_the_arena_beyond_it_then_frees_it() {
+    // 8 KiB arena: one 2 KiB loan stays out while 1 KiB samples go around it (KEEP_LAST: the
+    // oldest are replaced); the loan's bytes are never written over.
+    let f = fixture(42, cfg(8, 8192, false));
+    let me = reader_guid(3);
+    f.w.add_reader(me, false).unwrap();
+    let held = f.w.reserve(2048, None).unwrap().unwrap();
+    // SAFETY (test): the ring lent 2048 bytes to us.
+    unsafe { std::ptr::write_bytes(held.ptr, 0x5A, 2048) };
+    for sn in 1..=50 {
+        f.w.publish(&desc(sn), &[sn as u8; 1024], None).unwrap();
+    }
+    // SAFETY (test): still lent to us.
+    let bytes = unsafe { std::slice::from_raw_parts(held.ptr, 2048) };
+    assert!(bytes.iter().all(|&b| b == 0x5A), "a sample was written over the loan");
+    let mut cur = f.r.find_reader(me).unwrap();
+    let got = drain(&f.r, &mut cur, me);
+    assert_eq!(got.last().map(|g| g.0), Some(50), "the newest sample is there");
+    assert!(got.iter().all(|(sn, d)| d == &vec![*sn as u8; 1024]));
+    assert_eq!(f.w.publish_lent(&desc(51), held.id, 2048), Some(50));
+    let got = drain(&f.r, &mut cur, me);
+    assert_eq!(got, vec![(51, vec![0x5A; 2048])]);
+}
+
+#[test]
+fn loans_filling_the_arena_drop_a_keep_last_write_and_time_out_a_keep_all_one() {
+    for blocking in [false, true] {
+        let f = fixture(43 + blocking as u8, cfg(8, 4096, blocking));
+        let me = reader_guid(4);
+        f.w.add_reader(me, true).unwrap();
+        let a = f.w.reserve(2000, None).unwrap().unwrap();
+        let b = f.w.reserve(1900, None).unwrap().unwrap();
+        if blocking {
+            let deadline = Some(Instant::now() + std::time::Duration::from_millis(20));
+            assert_eq!(f.w.publish(&desc(1), &[1; 500], deadline).unwrap_err().kind(), ErrorKind::Timeout);
+        } else {
+            // Dropped for the ring's readers, as a KEEP_LAST writer drops what pins hold up.
+            f.w.publish(&desc(1), &[1; 500], None).unwrap();
+        }
+        f.w.give_back(a.id);
+        f.w.give_back(b.id);
+        f.w.publish(&desc(2), &[2; 500], None).unwrap();
+        let mut cur = f.r.find_reader(me).unwrap();
+        assert_eq!(drain(&f.r, &mut cur, me), vec![(2, vec![2; 500])]);
+    }
 }

@@ -15,6 +15,27 @@ use super::*;
 pub(crate) struct Lent {
     pub(crate) ptr: *mut u8,
     pub(crate) len: usize,
+    /// Names the loan to [`RingWriter::publish_lent`] and [`RingWriter::give_back`].
+    pub(crate) id: LentId,
+}
+
+/// Which of a writer's outstanding loans (its allocation's arena offset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LentId(usize);
+
+/// An arena allocation: a live sample's or a loan's, or one freed but not yet reclaimed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Alloc {
+    offset: usize,
+    len: usize,
+    use_: Use,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Sample,
+    Lent,
+    Freed,
 }
 
 /// A payload's place in the arena.
@@ -33,10 +54,15 @@ struct MatchedReader {
 }
 
 pub(super) struct WriterState {
+    /// The published samples not freed yet, in position order.
     pub(super) live: VecDeque<Live>,
-    /// Arena bytes lent to the writer's caller ([`RingWriter::reserve`]): the newest allocation,
-    /// not published yet (no position).
-    lent: Option<Live>,
+    /// Every arena allocation in the order it was made (the arena's order): the live samples' and
+    /// the loans' (not published yet, no position). Loans make it differ from `live`'s order: a
+    /// sample published while a loan is out lies after the loan's bytes, and the loan, published
+    /// later, takes a later position. Space is reclaimed from the oldest allocation only, so the
+    /// free space stays one gap ([`RingWriter::place`]); one freed out of turn waits for the older
+    /// ones (the newest ones' are reused at once).
+    pub(super) allocs: VecDeque<Alloc>,
     pub(super) head: u64,
     committed: usize,
     readers: Vec<MatchedReader>,
@@ -83,7 +109,7 @@ impl RingWriter {
         fence(Ordering::Release);
         let st = WriterState {
             live: VecDeque::new(),
-            lent: None,
+            allocs: VecDeque::new(),
             head: 0,
             committed: 0,
             readers: Vec::new(),
@@ -195,6 +221,7 @@ impl RingWriter {
         // stamp change (its acquire fence pairs with this one).
         fence(Ordering::Release);
         st.live.remove(i);
+        st.release(l.offset);
         let oldest = st.live.front().map_or(st.head, |l| l.pos);
         self.view.header().oldest.store(oldest, Ordering::Release);
         true
@@ -212,7 +239,10 @@ impl RingWriter {
         if h.pinned.load(Ordering::SeqCst) == 0 {
             let n = st.live.iter().take_while(|l| l.pos < read_by_all).count();
             if n > 0 {
-                st.live.drain(..n);
+                for l in st.live.drain(..n) {
+                    mark_freed(&mut st.allocs, l.offset);
+                }
+                st.reclaim();
                 h.oldest.store(st.live.front().map_or(st.head, |l| l.pos), Ordering::Release);
                 // A reader removed since (not counted in `read_by_all`) may still copy these bytes:
                 // the generation its removal stored is ordered before their reuse, and it looks at
@@ -231,8 +261,7 @@ impl RingWriter {
     /// Where a payload of `size` bytes (rounded) fits in the arena now, if anywhere.
     fn place(&self, st: &WriterState, size: usize) -> Option<usize> {
         let arena = self.view.layout.arena_len;
-        let (Some(front), Some(back)) = (st.live.front().or(st.lent.as_ref()), st.lent.as_ref().or(st.live.back()))
-        else {
+        let (Some(front), Some(back)) = (st.allocs.front(), st.allocs.back()) else {
             return (size <= arena).then_some(0);
         };
         let head = back.offset + back.len;
@@ -257,14 +286,9 @@ impl RingWriter {
         }
     }
 
-    /// Why a payload of `len` bytes cannot be written now whatever is freed (a loan outstanding,
-    /// larger than the arena), or its rounded size.
-    fn refusal(&self, st: &WriterState, len: usize) -> Result<usize> {
-        if st.lent.is_some() {
-            return Err(Error::bad_argument(
-                "a loaned sample of this writer is outstanding: publish it or drop it before writing again",
-            ));
-        }
+    /// Why a payload of `len` bytes cannot be written whatever is freed (larger than the arena),
+    /// or its rounded size.
+    fn refusal(&self, len: usize) -> Result<usize> {
         let size = align_up(len.max(1), ALLOC_ALIGN);
         if size > self.view.layout.arena_len {
             return Err(Error::new(
@@ -282,7 +306,7 @@ impl RingWriter {
     /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
     /// blocking ring's reliable readers stand in the way.
     fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
-        let size = self.refusal(st, len)?;
+        let size = self.refusal(len)?;
         // Freeing looks at every reader's cursor, a line that reader writes, and marks each freed
         // slot with a SeqCst store: done per publish, a ping-pong moved three lines between the
         // processes for it on every sample. While few samples are live and the next one fits the
@@ -302,8 +326,18 @@ impl RingWriter {
                 }
             }
             let Some(front) = st.live.front().copied() else {
-                // Empty and still no room: cannot happen (size <= arena), but never loop on it.
-                return Err(Error::new(ErrorKind::OutOfResources, "shared memory: the arena has no room"));
+                if st.allocs.is_empty() {
+                    // Empty and still no room: cannot happen (size <= arena), but never loop on it.
+                    return Err(Error::new(ErrorKind::OutOfResources, "shared memory: the arena has no room"));
+                }
+                // The caller's own loans hold the room: only publishing or returning them frees
+                // it. A blocking ring waits for that (up to its deadline, as for a reader); the
+                // others drop this sample for their same-host readers, as for pinned samples.
+                if self.cfg.blocking {
+                    return Ok(Room::Wait);
+                }
+                self.skip_position(st);
+                return Ok(Room::Skip);
             };
             if self.cfg.blocking {
                 if front.pos >= self.min_cursor(st, true) {
@@ -368,7 +402,7 @@ impl RingWriter {
         if !self.cfg.blocking {
             // Never waits: its publish makes the room. Only refusals are told here, before the
             // writer numbers the sample.
-            return self.refusal(&self.lock(), len).map(drop);
+            return self.refusal(len).map(drop);
         }
         self.room_locked(len, deadline).map(drop)
     }
@@ -429,6 +463,7 @@ impl RingWriter {
         let Some(at) = at else { return Ok(st.head - 1) };
         let size = align_up(payload.len().max(1), ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
+        st.allocs.push_back(Alloc { offset: at, len: size, use_: Use::Sample });
         // SAFETY: at + len <= at + size <= committed <= arena_len: inside the mapped, allocated
         // arena. No live sample owns these bytes (room() placed them in the free gap); readers
         // may still be copying a freed sample that lay here, which their stamp check (or, for a
@@ -450,10 +485,11 @@ impl RingWriter {
     }
 
     /// Lends `len` arena bytes for the caller to fill in place (a loaned sample), waiting for room
-    /// as [`RingWriter::publish`] does; they start [`LENT_LEAD`] bytes into their allocation. One
-    /// loan at a time per writer; no other sample is published until it is published
-    /// ([`RingWriter::publish_lent`]) or given back ([`RingWriter::give_back`]).
-    /// `None` when the ring's samples are all pinned and the sample would be dropped
+    /// as [`RingWriter::publish`] does; they start [`LENT_LEAD`] bytes into their allocation.
+    /// Several loans may be out at once, and samples published meanwhile: each loan takes its
+    /// position when it is published ([`RingWriter::publish_lent`]) and frees its bytes when given
+    /// back ([`RingWriter::give_back`]). Until then, its bytes hold up the reuse of the arena
+    /// beyond them (`allocs`), so loans should not be kept long. `None` when the ring's samples are all pinned and the sample would be dropped
     /// ([`Room::Skip`]): the caller fills a buffer of its own, whose publication is dropped too.
     pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let alloc = len.checked_add(LENT_LEAD).ok_or_else(|| Error::bad_argument("a loan of usize::MAX bytes"))?;
@@ -461,27 +497,33 @@ impl RingWriter {
         let Some(at) = at else { return Ok(None) };
         let size = align_up(alloc, ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
-        st.lent = Some(Live { pos: 0, offset: at, len: size });
+        st.allocs.push_back(Alloc { offset: at, len: size, use_: Use::Lent });
         // SAFETY: at + LENT_LEAD + len <= at + size <= committed <= arena_len (just committed):
         // inside the mapped arena.
         let ptr = unsafe { self.view.arena().add(at + LENT_LEAD) };
-        Ok(Some(Lent { ptr, len }))
+        Ok(Some(Lent { ptr, len, id: LentId(at) }))
     }
 
-    /// Publishes the first `len` lent bytes as the next sample.
-    pub(crate) fn publish_lent(&self, desc: &SampleDesc, len: usize) -> u64 {
+    /// Publishes the first `len` bytes of loan `id` as the next sample; `None` (nothing
+    /// published) when `id` is not a loan out.
+    pub(crate) fn publish_lent(&self, desc: &SampleDesc, id: LentId, len: usize) -> Option<u64> {
         let mut st = self.lock();
-        let Some(l) = st.lent.take() else { return st.head };
-        self.stamp(&mut st, desc, l, LENT_LEAD, len)
+        let a = st.allocs.iter_mut().find(|a| a.offset == id.0 && a.use_ == Use::Lent)?;
+        a.use_ = Use::Sample;
+        let l = Live { pos: 0, offset: a.offset, len: a.len };
+        Some(self.stamp(&mut st, desc, l, LENT_LEAD, len))
     }
 
-    /// The caller dropped its loan unpublished: the bytes are free again.
-    pub(crate) fn give_back(&self) {
-        self.lock().lent = None;
+    /// The caller dropped loan `id` unpublished: its bytes are free again.
+    pub(crate) fn give_back(&self, id: LentId) {
+        let mut st = self.lock();
+        if st.allocs.iter().any(|a| a.offset == id.0 && a.use_ == Use::Lent) {
+            st.release(id.0);
+        }
     }
 
     /// Writes the descriptor of the next position for the payload of `len` bytes that starts `lead`
-    /// bytes into the allocation `l` (already in the arena), and publishes it.
+    /// bytes into the allocation `l` (already in the arena and in `allocs`), and publishes it.
     fn stamp(&self, st: &mut WriterState, desc: &SampleDesc, l: Live, lead: usize, len: usize) -> u64 {
         let pos = st.head;
         let slot = self.view.slot(pos);
@@ -524,5 +566,32 @@ impl RingWriter {
     #[cfg(test)]
     pub(super) fn committed(&self) -> usize {
         self.lock().committed
+    }
+}
+
+impl WriterState {
+    /// The allocation at `offset` is not needed any more; its bytes are reused once every older
+    /// allocation's are free too.
+    fn release(&mut self, offset: usize) {
+        mark_freed(&mut self.allocs, offset);
+        self.reclaim();
+    }
+
+    /// Drops the freed allocations at both ends of the arena's used part (the newest end too:
+    /// a writer going around a pinned sample or a loan held long reuses what lies after it).
+    fn reclaim(&mut self) {
+        while self.allocs.front().is_some_and(|a| a.use_ == Use::Freed) {
+            self.allocs.pop_front();
+        }
+        while self.allocs.back().is_some_and(|a| a.use_ == Use::Freed) {
+            self.allocs.pop_back();
+        }
+    }
+}
+
+/// Marks the allocation at `offset` freed (usually the oldest, so the search ends at once).
+fn mark_freed(allocs: &mut VecDeque<Alloc>, offset: usize) {
+    if let Some(a) = allocs.iter_mut().find(|a| a.offset == offset && a.use_ != Use::Freed) {
+        a.use_ = Use::Freed;
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::doorbell::Doorbell;
-use super::ring::{Lent, RingConfig, RingWriter, SampleDesc};
+use super::ring::{Lent, LentId, RingConfig, RingWriter, SampleDesc};
 use super::SharedMemoryConfig;
 use crate::error::Result;
 use crate::qos::{History, Qos, Reliability};
@@ -169,10 +169,10 @@ impl ShmWriter {
     }
 
     /// The writer's turn at the ring: held by a write from its start to its publication, so that
-    /// a sample serialized in place ([`crate::Writer::write_into`], which holds a lent slot the
-    /// while) and other threads' writes take turns instead of the second finding the ring's one
-    /// loan outstanding. (An application's own [`crate::Writer::loan`] does not take it: writing
-    /// while one is outstanding stays an error.)
+    /// two threads' writes do not both make room in the ring and the second then wait for room
+    /// under the writer's lock. A sample serialized in place ([`crate::Writer::write_into`])
+    /// holds it from its loan on; an application's loan ([`crate::Writer::loan`]) does not, and
+    /// its publication waits for no room.
     pub(crate) fn turn(&self) -> MutexGuard<'_, ()> {
         lock(&self.turn)
     }
@@ -186,11 +186,14 @@ impl ShmWriter {
         self.ring.reserve(len, deadline)
     }
 
-    /// Publishes the first `len` bytes of the loan filled in place, and rings the readers'
-    /// doorbells.
-    pub(crate) fn publish_lent(&self, desc: &SampleDesc, len: usize) {
-        self.ring.publish_lent(desc, len);
-        self.announce_sample();
+    /// Publishes the first `len` bytes of loan `id`, filled in place, and rings the readers'
+    /// doorbells; false (nothing published) when `id` is not a loan out.
+    pub(crate) fn publish_lent(&self, desc: &SampleDesc, id: LentId, len: usize) -> bool {
+        let published = self.ring.publish_lent(desc, id, len).is_some();
+        if published {
+            self.announce_sample();
+        }
+        published
     }
 
     /// A sample is in the ring: counted, and the readers' doorbells rung.
@@ -201,9 +204,9 @@ impl ShmWriter {
         }
     }
 
-    /// A loan dropped unpublished.
-    pub(crate) fn give_back(&self) {
-        self.ring.give_back();
+    /// Loan `id` dropped unpublished.
+    pub(crate) fn give_back(&self, id: LentId) {
+        self.ring.give_back(id);
     }
 
     /// The writer is deleted: readers let go, the segment file goes.
