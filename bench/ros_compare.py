@@ -95,7 +95,7 @@ def log(msg):
 class Cell:
     """One cell of the matrix: a message type at a rate, a layout, a reliability, subscribers."""
 
-    def __init__(self, msg, rate, procs, reliability, subs=1):
+    def __init__(self, msg, rate, procs, reliability, subs=1, zero_copy=False):
         self.msg, self.rate, self.procs, self.reliability, self.subs = (
             msg,
             rate,
@@ -103,21 +103,25 @@ class Cell:
             reliability,
             subs,
         )
+        # perf_test's --zero-copy (loaned messages): only where a row says so (no matrix row does).
+        self.zero_copy = zero_copy
 
     @property
     def key(self):
         rate = "max" if self.rate == 0 else f"{self.rate}Hz"
         rel = "BE" if self.reliability == "BEST_EFFORT" else "REL"
-        return f"{self.msg} {rate} {self.procs}p {rel} {self.subs}sub"
+        return f"{self.msg} {rate} {self.procs}p {rel} {self.subs}sub" + (" zero-copy" if self.zero_copy else "")
 
     @classmethod
     def parse(cls, key):
-        """The cell a key names ("BoundedSequence4m 20Hz 2p BE 1sub"): any message perf_test
-        has, in or out of the matrix; None if the key is not of that form."""
+        """The cell a key names ("BoundedSequence4m 20Hz 2p BE 1sub", with " zero-copy" after it
+        for perf_test's --zero-copy): any message perf_test has, in or out of the matrix; None if
+        the key is not of that form."""
         parts = key.split()
-        if len(parts) != 5:
+        zero_copy = parts[5:] == ["zero-copy"]
+        if len(parts) != 5 + zero_copy:
             return None
-        msg, rate, procs, rel, subs = parts
+        msg, rate, procs, rel, subs = parts[:5]
         if rate == "max":
             hz = 0
         elif rate.endswith("Hz") and rate[:-2].isdigit():
@@ -127,7 +131,7 @@ class Cell:
         reliability = {"BE": "BEST_EFFORT", "REL": "RELIABLE"}.get(rel)
         if procs not in ("1p", "2p") or not reliability or not (subs.endswith("sub") and subs[:-3].isdigit()):
             return None
-        return cls(msg, hz, int(procs[0]), reliability, int(subs[:-3]))
+        return cls(msg, hz, int(procs[0]), reliability, int(subs[:-3]), zero_copy)
 
     def as_dict(self):
         return dict(
@@ -137,7 +141,7 @@ class Cell:
             reliability=self.reliability,
             subs=self.subs,
             key=self.key,
-        )
+        ) | ({"zero_copy": True} if self.zero_copy else {})
 
 
 def matrix(quick):
@@ -195,6 +199,7 @@ def perf_test_commands(cell, runtime, warmup, logdir):
         cell.reliability,
         *HISTORY,
         *DOMAIN_FLAG,
+        *(["--zero-copy"] if cell.zero_copy else []),
     ]
     if cell.procs == 1:
         return [

@@ -71,6 +71,20 @@ class Cells(unittest.TestCase):
                     "Array1k max 1p BE sub", "Array1k max 1p BE"]:
             self.assertIsNone(ros_compare.Cell.parse(bad), bad)
 
+    def test_a_zero_copy_row_says_so_in_its_key_and_its_commands(self):
+        c = ros_compare.Cell.parse("Array4m 20Hz 2p BE 1sub zero-copy")
+        self.assertTrue(c.zero_copy)
+        self.assertEqual(c.key, "Array4m 20Hz 2p BE 1sub zero-copy")
+        for _, argv in ros_compare.perf_test_commands(c, 6, 2, "/tmp/x"):
+            self.assertIn("--zero-copy", argv)
+        plain = ros_compare.Cell.parse("Array4m 20Hz 2p BE 1sub")
+        self.assertFalse(plain.zero_copy)
+        for _, argv in ros_compare.perf_test_commands(plain, 6, 2, "/tmp/x"):
+            self.assertNotIn("--zero-copy", argv)
+        self.assertNotIn("zero_copy", plain.as_dict())
+        for bad in ["Array4m 20Hz 2p BE 1sub zerocopy", "Array4m 20Hz 2p BE 1sub zero-copy x"]:
+            self.assertIsNone(ros_compare.Cell.parse(bad), bad)
+
     def test_unbounded_sequences_carry_their_size(self):
         self.assertEqual(ros_compare.message_args("UnboundedSequence4m"),
                          ["-m", "UnboundedSequence", "--unbounded-msg-size", str(4 * 1024 * 1024)])
