@@ -1,7 +1,8 @@
 /* Loaned samples through the C ABI: a writer lends a buffer in its shared-memory ring (two
  * loopback-only participants of this process that HDDS_TRANSPORT=shm,udp makes meet as separate
  * processes would, under their own domain tag), the caller fills and publishes it, the reader gets
- * exactly those bytes; one loan at a time; a returned loan publishes nothing; the reader takes a
+ * exactly those bytes; several loans out at once and writes meanwhile, each loan numbered when it
+ * is published; a returned loan publishes nothing; the reader takes a
  * loan of it read in place in the writer's ring, which stays readable while the writer goes on and
  * after the reader, writer and participants are destroyed; argument errors. */
 #include <hdds/hdds.h>
@@ -67,19 +68,25 @@ static void loan_publish_and_return(void) {
   size_t len = 0;
   CHECK(hdds_loan_data(loan, &data, &len) == HDDS_RET_OK && data != NULL && len == sizeof want);
   memcpy(data, want, len);
-  /* One loan at a time: a write or a second loan meanwhile is refused and writes nothing. */
-  CHECK(hdds_writer_write(w, want, 8, NULL) == HDDS_RET_BAD_ARGUMENT);
+  /* A write and a second loan while the first is out: each sample is numbered when published. */
+  CHECK(hdds_writer_write(w, want, 8, NULL) == HDDS_RET_OK);
   HddsLoan *second = NULL;
-  CHECK(hdds_writer_loan(w, 8, &second) == HDDS_RET_BAD_ARGUMENT && second == NULL);
+  CHECK(hdds_writer_loan(w, 16, &second) == HDDS_RET_OK && second != NULL);
+  uint8_t *second_data = NULL;
+  CHECK(hdds_loan_data(second, &second_data, &len) == HDDS_RET_OK && len == 16);
+  memcpy(second_data, want, 16);
   int64_t sn = 0;
-  CHECK(hdds_loan_publish(loan, NULL, &sn) == HDDS_RET_OK && sn == 1);
-  CHECK(take_expect(r, want, sizeof want) == 1);
+  CHECK(hdds_loan_publish(second, NULL, &sn) == HDDS_RET_OK && sn == 2);
+  CHECK(hdds_loan_publish(loan, NULL, &sn) == HDDS_RET_OK && sn == 3);
+  CHECK(take_expect(r, want, 8) == 1);
+  CHECK(take_expect(r, want, 16) == 2);
+  CHECK(take_expect(r, want, sizeof want) == 3);
 
   /* Returned unpublished: nothing goes out, and the writer goes on. */
   CHECK(hdds_writer_loan(w, 100, &loan) == HDDS_RET_OK);
   hdds_loan_return(loan);
   CHECK(hdds_writer_write(w, want, 8, NULL) == HDDS_RET_OK);
-  CHECK(take_expect(r, want, 8) == 2);
+  CHECK(take_expect(r, want, 8) == 4);
 
   /* Reader loans: from the first hdds_reader_take_loan on, samples stay in the writer's ring. */
   HddsReaderLoan *rl = NULL;
@@ -92,7 +99,7 @@ static void loan_publish_and_return(void) {
   const uint8_t *rl_data = hdds_reader_loan_data(rl, &rl_len);
   CHECK(rl_data != NULL && rl_len == sizeof want && memcmp(rl_data, want, rl_len) == 0);
   HddsSampleInfo info;
-  CHECK(hdds_reader_loan_info(rl, &info) == HDDS_RET_OK && info.sequence_number == 3);
+  CHECK(hdds_reader_loan_info(rl, &info) == HDDS_RET_OK && info.sequence_number == 5);
   /* The writer goes on (KEEP_LAST): the loaned bytes are never rewritten. */
   uint8_t other[4096];
   memset(other, 0xee, sizeof other);

@@ -31,6 +31,7 @@ using GuardConditionHandle = std::unique_ptr<HddsGuardCondition,
 using WaitSetHandle = std::unique_ptr<HddsWaitSet, HddsDeleter<HddsWaitSet, hdds_waitset_destroy>>;
 using ReaderLoanHandle =
   std::unique_ptr<HddsReaderLoan, HddsDeleter<HddsReaderLoan, hdds_reader_return_loan>>;
+using WriterLoanHandle = std::unique_ptr<HddsLoan, HddsDeleter<HddsLoan, hdds_loan_return>>;
 
 // Runs the body of a callback the engine calls (listeners, discovery): no C++ exception may
 // unwind into the engine's frames below it. The only one possible is std::bad_alloc; the

@@ -11,7 +11,7 @@ namespace rmw_hdds
 {
 Loans::Returned::~Returned()
 {
-  if (!in_ && msg_ != nullptr) {
+  if (!in_place_ && msg_ != nullptr) {
     type_support_.delete_message(msg_);
   }
 }
@@ -35,13 +35,10 @@ rmw_ret_t Loans::lend(void ** out)
   if (ret != RMW_RET_OK) {
     return ret;
   }
-  try {
-    std::lock_guard<std::mutex> lock(mutex_);
-    out_.emplace(msg, nullptr);
-  } catch (const std::bad_alloc &) {
+  ret = record(msg, Engine{});
+  if (ret != RMW_RET_OK) {
     type_support_.delete_message(msg);
-    RMW_SET_ERROR_MSG("rmw_hdds: out of memory recording a loaned message");
-    return RMW_RET_BAD_ALLOC;
+    return ret;
   }
   *out = msg;
   return RMW_RET_OK;
@@ -49,10 +46,21 @@ rmw_ret_t Loans::lend(void ** out)
 
 rmw_ret_t Loans::lend_in_place(void * msg, ReaderLoanHandle engine_loan)
 {
+  return record(msg, Engine{std::move(engine_loan), nullptr});
+}
+
+rmw_ret_t Loans::lend_in_place(void * msg, WriterLoanHandle engine_loan)
+{
+  return record(msg, Engine{nullptr, std::move(engine_loan)});
+}
+
+rmw_ret_t Loans::record(void * msg, Engine engine)
+{
   try {
     std::lock_guard<std::mutex> lock(mutex_);
-    out_.emplace(msg, std::move(engine_loan));
+    out_.emplace(msg, std::move(engine));
   } catch (const std::bad_alloc &) {
+    // `engine` (if it was moved from at all) goes back as it goes out of scope.
     RMW_SET_ERROR_MSG("rmw_hdds: out of memory recording a loaned message");
     return RMW_RET_BAD_ALLOC;
   }
@@ -64,7 +72,7 @@ Loans::Returned Loans::take_back(void * msg)
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = out_.find(msg);
   if (it == out_.end()) {
-    return Returned(type_support_, nullptr, nullptr);
+    return Returned(type_support_, nullptr, Engine{});
   }
   Returned back(type_support_, msg, std::move(it->second));
   out_.erase(it);

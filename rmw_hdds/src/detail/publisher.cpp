@@ -92,6 +92,7 @@ Publisher::~Publisher()
     rmw_reset_error();  // the publisher is gone locally either way
   }
   events_.reset();
+  loans_.reset();  // loans in the writer's ring go back to it while it lives
   writer_.reset();
 }
 
@@ -205,7 +206,49 @@ rmw_ret_t Publisher::borrow(const rosidl_message_type_support_t * type_support, 
       return RMW_RET_INVALID_ARGUMENT;
     }
   }
+  void * placed = nullptr;
+  const rmw_ret_t ret = borrow_in_ring(&placed);
+  if (ret != RMW_RET_OK || placed != nullptr) {
+    *msg = placed;
+    return ret;
+  }
   return loans_->lend(msg);
+}
+
+rmw_ret_t Publisher::borrow_in_ring(void ** msg)
+{
+  const size_t len = type_support_.in_place_size();
+  if (len == 0) {
+    return RMW_RET_OK;
+  }
+  HddsLoan * raw = nullptr;
+  const HddsRet r = hdds_writer_loan(writer_.get(), len, &raw);
+  if (r != HDDS_RET_OK) {
+    // A reliable KEEP_ALL writer whose same-host subscribers took nothing for max_blocking_time.
+    RMW_SET_ERROR_MSG(("rmw_hdds: cannot borrow a message: " + last_error()).c_str());
+    return r == HDDS_RET_TIMEOUT ? RMW_RET_TIMEOUT : RMW_RET_ERROR;
+  }
+  WriterLoanHandle loan(raw);
+  bool in_ring = false;
+  uint8_t * data = nullptr;
+  size_t got = 0;
+  if (hdds_loan_in_shared_memory(raw, &in_ring) != HDDS_RET_OK ||
+    (in_ring && hdds_loan_data(raw, &data, &got) != HDDS_RET_OK))
+  {
+    set_hdds_error("cannot read a writer loan");
+    return RMW_RET_ERROR;
+  }
+  // No same-host subscriber (the engine lent ordinary memory): a heap message serves as well, and
+  // is serialized once when published. Else the message lies in the sample its subscribers read.
+  void * placed = in_ring ? type_support_.place_in(data, got) : nullptr;
+  if (placed == nullptr) {
+    return RMW_RET_OK;  // `loan` goes back
+  }
+  const rmw_ret_t ret = loans_->lend_in_place(placed, std::move(loan));
+  if (ret == RMW_RET_OK) {
+    *msg = placed;
+  }
+  return ret;
 }
 
 rmw_ret_t Publisher::publish_loaned(void * msg)
@@ -215,6 +258,10 @@ rmw_ret_t Publisher::publish_loaned(void * msg)
     RMW_SET_ERROR_MSG(
       "rmw_hdds: the message was not loaned by this publisher: publish it with rmw_publish");
     return RMW_RET_INVALID_ARGUMENT;
+  }
+  if (WriterLoanHandle in_ring = loan.release_writer_loan()) {
+    // Filled in place in the writer's ring: published as it lies (the engine consumes the loan).
+    return publish_result(hdds_loan_publish(in_ring.release(), nullptr, nullptr));
   }
   return publish(loan.get());
 }

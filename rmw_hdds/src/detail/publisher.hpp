@@ -42,8 +42,9 @@ public:
 
   // Loans, for fixed-size types only (can_loan() false otherwise; see detail/loans.hpp).
   bool can_loan() const {return loans_ != nullptr;}
-  // A new message to fill and publish_loaned. `type_support` must be the publisher's type
-  // (RMW_RET_INVALID_ARGUMENT otherwise).
+  // A new message to fill and publish_loaned: in place in the sample same-host subscribers will
+  // read when the type allows it (see detail/loans.hpp), else on the heap. `type_support` must be
+  // the publisher's type (RMW_RET_INVALID_ARGUMENT otherwise).
   rmw_ret_t borrow(const rosidl_message_type_support_t * type_support, void ** msg);
   // Publishes a loan of this publisher and frees it, published or not. RMW_RET_INVALID_ARGUMENT
   // (msg untouched) if it is not one.
@@ -61,6 +62,10 @@ private:
     Node & node, WriterHandle writer, const rosidl_message_type_support_t * type_support_handle,
     const MessageTypeSupport & type_support);
   rmw_ret_t write(const uint8_t * data, size_t len) const;
+  // A message placed in the next sample of the writer's shared-memory ring (zero copy), when the
+  // type's memory is its CDR and same-host subscribers are matched; *msg stays nullptr otherwise
+  // (RMW_RET_OK: borrow from the heap).
+  rmw_ret_t borrow_in_ring(void ** msg);
 
   Node & node_;
   WriterHandle writer_;

@@ -276,8 +276,7 @@ const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) con
   // The body of a same-host writer's sample starts a cache line in its ring (the engine's
   // ring.rs, LENT_LEAD); other buffers (a UDP sample, a copy) rarely pass the alignment check.
   const cdr::Plan & plan = *plan_;
-  if (!plan.uniform || (plan.runs[0].fast_mask & 1u) == 0 || size < kEncapsulationSize ||
-    size - kEncapsulationSize < plan.size_of || data[0] != 0 ||
+  if (in_place_size() == 0 || size < in_place_size() || data[0] != 0 ||
     data[1] != (kHostLittleEndian ? 1 : 0))
   {
     return nullptr;
@@ -298,6 +297,53 @@ const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) con
   return body;
 }
 
+size_t MessageTypeSupport::in_place_size() const
+{
+  const cdr::Plan & plan = *plan_;
+  return plan.uniform && (plan.runs[0].fast_mask & 1u) != 0 ? kEncapsulationSize + plan.size_of : 0;
+}
+
+void * MessageTypeSupport::place_in(uint8_t * data, size_t size) const
+{
+  uint8_t * body = data + kEncapsulationSize;
+  if (in_place_size() == 0 || size < in_place_size() ||
+    reinterpret_cast<uintptr_t>(body) % alignof(std::max_align_t) != 0)
+  {
+    return nullptr;
+  }
+  put_header(data);
+  // A fixed-size type's constructor or init function allocates nothing: it cannot fail. The
+  // engine lends zeroed bytes (hdds_writer_loan).
+  if (init_message(body, true) != RMW_RET_OK) {
+    rmw_reset_error();
+    return nullptr;
+  }
+  return body;
+}
+
+rmw_ret_t MessageTypeSupport::init_message(void * msg, bool zeroed) const
+{
+  // The C init function leaves fields without a .msg default as they are: zero them first, so
+  // that a field the user does not set goes out as 0, not as old heap contents.
+  if (!zeroed) {
+    std::memset(msg, 0, plan_->size_of);
+  }
+  if (plan_->lang == Lang::C) {
+    static_cast<const rosidl_typesupport_introspection_c__MessageMembers *>(plan_->members)
+    ->init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
+    return RMW_RET_OK;
+  }
+  try {
+    static_cast<const rosidl_typesupport_introspection_cpp::MessageMembers *>(plan_->members)
+    ->init_function(msg, rosidl_runtime_cpp::MessageInitialization::ALL);
+  } catch (const std::bad_alloc &) {
+    RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
+      "rmw_hdds: out of memory constructing a %s", plan_->type_name.c_str());
+    return RMW_RET_BAD_ALLOC;
+  }
+  return RMW_RET_OK;
+}
+
 rmw_ret_t MessageTypeSupport::new_message(void ** out) const
 {
   // operator new aligns to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on the 64-bit targets), enough
@@ -308,22 +354,10 @@ rmw_ret_t MessageTypeSupport::new_message(void ** out) const
       "rmw_hdds: out of memory allocating a %s", plan_->type_name.c_str());
     return RMW_RET_BAD_ALLOC;
   }
-  // The C init function leaves fields without a .msg default as they are: zero them first, so
-  // that a field the user does not set goes out as 0, not as old heap contents.
-  std::memset(msg, 0, plan_->size_of);
-  if (plan_->lang == Lang::C) {
-    static_cast<const rosidl_typesupport_introspection_c__MessageMembers *>(plan_->members)
-    ->init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
-  } else {
-    try {
-      static_cast<const rosidl_typesupport_introspection_cpp::MessageMembers *>(plan_->members)
-      ->init_function(msg, rosidl_runtime_cpp::MessageInitialization::ALL);
-    } catch (const std::bad_alloc &) {
-      ::operator delete(msg);
-      RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
-        "rmw_hdds: out of memory constructing a %s", plan_->type_name.c_str());
-      return RMW_RET_BAD_ALLOC;
-    }
+  const rmw_ret_t ret = init_message(msg, false);
+  if (ret != RMW_RET_OK) {
+    ::operator delete(msg);
+    return ret;
   }
   *out = msg;
   return RMW_RET_OK;

@@ -64,6 +64,16 @@ public:
   // struct's size, its body (after the encapsulation header) is aligned for any type, and every
   // bool is 0 or 1.
   const void * in_place(const uint8_t * data, size_t size) const;
+  // The bytes of a serialized sample whose message lies in it as in memory (the encapsulation
+  // header and sizeof the message), or 0 when the type's memory layout is not its CDR layout.
+  size_t in_place_size() const;
+  // A new message placed in the serialized sample buffer [data, data + size) for the caller to
+  // fill in place (rmw_hdds's zero-copy rmw_borrow_loaned_message): the encapsulation header is
+  // written and the body initialized as new_message does; the buffer then holds the serialized
+  // message as it is filled. nullptr (nothing written, no message set) when in_place_size() is 0
+  // or more than `size`, or the body would not be aligned for any type. RMW_RET_BAD_ALLOC is not
+  // possible: the types placed own no memory.
+  void * place_in(uint8_t * data, size_t size) const;
 
   // A new message of this type on the heap, initialized as the generated code does (C: the init
   // function, C++: the constructor), to be given to delete_message. RMW_RET_BAD_ALLOC (message
@@ -96,6 +106,9 @@ public:
   rmw_ret_t max_serialized_size(size_t * size) const;
 
 private:
+  // Zeroes [msg, msg + sizeof) (unless `zeroed` says it is) and initializes a message there as
+  // the generated code does. RMW_RET_BAD_ALLOC (message set) if a constructor runs out of memory.
+  rmw_ret_t init_message(void * msg, bool zeroed) const;
   friend struct ServiceTypeSupport;
   explicit MessageTypeSupport(const cdr::Plan * plan)
   : plan_(plan) {}
