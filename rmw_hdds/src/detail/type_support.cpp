@@ -333,9 +333,12 @@ rmw_ret_t MessageTypeSupport::init_message(void * msg, bool zeroed) const
     ->init_function(msg, ROSIDL_RUNTIME_C_MSG_INIT_ALL);
     return RMW_RET_OK;
   }
+  // On zeroed memory, DEFAULTS_ONLY gives what ALL gives (ALL zero-fills every field without a
+  // default, arrays included) without writing the struct a second time: for a 4 MiB array, a
+  // 4 MiB memset less per loan (the C++ constructor; members it does not write keep the zeros).
   try {
     static_cast<const rosidl_typesupport_introspection_cpp::MessageMembers *>(plan_->members)
-    ->init_function(msg, rosidl_runtime_cpp::MessageInitialization::ALL);
+    ->init_function(msg, rosidl_runtime_cpp::MessageInitialization::DEFAULTS_ONLY);
   } catch (const std::bad_alloc &) {
     RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(
       "rmw_hdds: out of memory constructing a %s", plan_->type_name.c_str());
