@@ -5,7 +5,7 @@
 use hdds_core::runtime::writer::{Writer, WriterLoan};
 
 use crate::endpoint::{write_options, HddsWriteOptions, HddsWriter};
-use crate::ret::{arg, guard, guard_void, out, HddsRet};
+use crate::ret::{arg, guard, guard_ret, guard_void, out, HddsRet};
 
 /// A buffer lent by hdds_writer_loan. Publish it with hdds_loan_publish or give it back with
 /// hdds_loan_return, before the writer is destroyed.
@@ -17,21 +17,51 @@ pub struct HddsLoan {
 /// *out_loan. Several loans may be out at once, and the writer may write meanwhile; a loan's
 /// sample takes its sequence number when it is published. A loan in shared memory holds up the
 /// reuse of the writer's ring beyond it until it is published or returned: do not keep it long.
-/// A reliable KEEP_ALL writer waits for room up to max_blocking_time (then HDDS_RET_TIMEOUT). The loan must be published or returned before the
-/// writer is destroyed. Thread-safe with other calls on the writer.
+/// A reliable KEEP_ALL writer waits for room up to max_blocking_time (then HDDS_RET_TIMEOUT). The
+/// loan must be published or returned before the writer is destroyed. Thread-safe with other
+/// calls on the writer.
 #[no_mangle]
 pub extern "C" fn hdds_writer_loan(writer: *const HddsWriter, len: usize, out_loan: *mut *mut HddsLoan) -> HddsRet {
-    guard("hdds_writer_loan", || {
-        let w = arg(writer, "writer")?;
-        if out_loan.is_null() {
-            return Err(hdds_core::Error::bad_argument("out_loan is NULL"));
+    guard_ret("hdds_writer_loan", || lend(writer, out_loan, |w| w.loan(len).map(Some)))
+}
+
+/// hdds_writer_loan where the loan is zero copy only: a buffer in the writer's shared-memory ring
+/// (hdds_loan_in_shared_memory is true), or HDDS_RET_NO_DATA with *out_loan set to NULL and
+/// nothing allocated when the sample would not go there (no same-host reader is matched): fill
+/// memory of your own then, and write it. Otherwise as hdds_writer_loan.
+#[no_mangle]
+pub extern "C" fn hdds_writer_loan_in_shared_memory(
+    writer: *const HddsWriter,
+    len: usize,
+    out_loan: *mut *mut HddsLoan,
+) -> HddsRet {
+    guard_ret("hdds_writer_loan_in_shared_memory", || lend(writer, out_loan, |w| w.loan_in_shared_memory(len)))
+}
+
+/// The body of the two loan calls: checks the arguments, lends with `f` and stores the loan (or
+/// NULL, HDDS_RET_NO_DATA, when `f` lent nothing).
+fn lend(
+    writer: *const HddsWriter,
+    out_loan: *mut *mut HddsLoan,
+    f: impl FnOnce(&'static Writer) -> hdds_core::Result<Option<WriterLoan<'static>>>,
+) -> Result<HddsRet, hdds_core::Error> {
+    let w = arg(writer, "writer")?;
+    if out_loan.is_null() {
+        return Err(hdds_core::Error::bad_argument("out_loan is NULL"));
+    }
+    // SAFETY: the C caller promises (documented above) that the writer outlives the loan, so the
+    // borrow may be extended to 'static; the loan never hands the writer out.
+    let writer: &'static Writer = unsafe { &*(&w.inner as *const Writer) };
+    match f(writer)? {
+        Some(loan) => {
+            out(out_loan, "out_loan", Box::into_raw(Box::new(HddsLoan { inner: loan })))?;
+            Ok(HddsRet::Ok)
         }
-        // SAFETY: the C caller promises (documented above) that the writer outlives the loan, so
-        // the borrow may be extended to 'static; the loan never hands the writer out.
-        let writer: &'static Writer = unsafe { &*(&w.inner as *const Writer) };
-        let loan = writer.loan(len)?;
-        out(out_loan, "out_loan", Box::into_raw(Box::new(HddsLoan { inner: loan })))
-    })
+        None => {
+            out(out_loan, "out_loan", std::ptr::null_mut())?;
+            Ok(HddsRet::NoData)
+        }
+    }
 }
 
 /// Stores the loan's buffer in *out_data and its length in *out_len. The buffer is the caller's to

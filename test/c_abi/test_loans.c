@@ -49,6 +49,9 @@ static void loan_publish_and_return(void) {
   HddsWriter *w = NULL;
   HddsReader *r = NULL;
   CHECK(hdds_writer_create(a, "c_loans", kType, NULL, &w) == HDDS_RET_OK);
+  /* No same-host reader yet: a loan would be ordinary memory, so the shared-memory one is none. */
+  HddsLoan *none = (HddsLoan *)&tag;
+  CHECK(hdds_writer_loan_in_shared_memory(w, 64, &none) == HDDS_RET_NO_DATA && none == NULL);
   CHECK(hdds_reader_create(b, "c_loans", kType, NULL, &r) == HDDS_RET_OK);
   size_t matched = 0;
   for (int i = 0; i < 1000 && matched == 0; i++) { /* 5 s */
@@ -84,6 +87,9 @@ static void loan_publish_and_return(void) {
 
   /* Returned unpublished: nothing goes out, and the writer goes on. */
   CHECK(hdds_writer_loan(w, 100, &loan) == HDDS_RET_OK);
+  hdds_loan_return(loan);
+  CHECK(hdds_writer_loan_in_shared_memory(w, 100, &loan) == HDDS_RET_OK && loan != NULL);
+  CHECK(hdds_loan_in_shared_memory(loan, &shm) == HDDS_RET_OK && shm);
   hdds_loan_return(loan);
   CHECK(hdds_writer_write(w, want, 8, NULL) == HDDS_RET_OK);
   CHECK(take_expect(r, want, 8) == 4);
@@ -122,6 +128,7 @@ static void loan_errors(void) {
   size_t len = 0;
   bool shm = false;
   CHECK(hdds_writer_loan(NULL, 8, &loan) == HDDS_RET_BAD_ARGUMENT && loan == NULL);
+  CHECK(hdds_writer_loan_in_shared_memory(NULL, 8, &loan) == HDDS_RET_BAD_ARGUMENT && loan == NULL);
   CHECK(hdds_loan_data(NULL, &data, &len) == HDDS_RET_BAD_ARGUMENT);
   CHECK(hdds_loan_in_shared_memory(NULL, &shm) == HDDS_RET_BAD_ARGUMENT);
   CHECK(hdds_loan_publish(NULL, NULL, NULL) == HDDS_RET_BAD_ARGUMENT);

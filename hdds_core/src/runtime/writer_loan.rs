@@ -41,22 +41,25 @@ impl Writer {
     /// one long. A reliable KEEP_ALL writer waits for room up to max_blocking_time, as a write
     /// does.
     pub fn loan(&self, len: usize) -> Result<WriterLoan<'_>> {
+        Ok(match self.loan_in_shared_memory(len)? {
+            Some(loan) => loan,
+            None => WriterLoan { writer: self, buf: Buf::Heap(vec![0; len]), published: false },
+        })
+    }
+
+    /// [`Writer::loan`] where it is zero copy only: a zeroed slot of the writer's shared-memory
+    /// ring, or `None` (nothing allocated) when the sample would not go there (no same-host
+    /// reader, or every slot held by readers' loans): the caller then fills memory of its own
+    /// and writes it, which costs no more than a heap loan.
+    pub fn loan_in_shared_memory(&self, len: usize) -> Result<Option<WriterLoan<'_>>> {
+        let Some(shm) = &self.shared.shm else { return Ok(None) };
         let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
-        let lent = match &self.shared.shm {
-            Some(shm) => shm.lend(len, deadline)?,
-            None => None,
-        };
-        let buf = match lent {
-            Some(l) => {
-                // SAFETY: the ring lent these `len` bytes (inside its committed arena) to us alone
-                // until publish_lent or give_back; no reader looks at them before they are
-                // published. Zeroed so the caller never sees an older sample's bytes.
-                unsafe { std::ptr::write_bytes(l.ptr, 0, l.len) };
-                Buf::Ring { ptr: l.ptr, len: l.len, id: l.id }
-            }
-            None => Buf::Heap(vec![0; len]),
-        };
-        Ok(WriterLoan { writer: self, buf, published: false })
+        let Some(l) = shm.lend(len, deadline)? else { return Ok(None) };
+        // SAFETY: the ring lent these `len` bytes (inside its committed arena) to us alone until
+        // publish_lent or give_back; no reader looks at them before they are published. Zeroed so
+        // the caller never sees an older sample's bytes.
+        unsafe { std::ptr::write_bytes(l.ptr, 0, l.len) };
+        Ok(Some(WriterLoan { writer: self, buf: Buf::Ring { ptr: l.ptr, len: l.len, id: l.id }, published: false }))
     }
 
     /// [`Writer::write_with`] of a sample serialized straight into the buffer the sample will own

@@ -222,27 +222,27 @@ rmw_ret_t Publisher::borrow_in_ring(void ** msg)
     return RMW_RET_OK;
   }
   HddsLoan * raw = nullptr;
-  const HddsRet r = hdds_writer_loan(writer_.get(), len, &raw);
+  const HddsRet r = hdds_writer_loan_in_shared_memory(writer_.get(), len, &raw);
+  if (r == HDDS_RET_NO_DATA) {
+    // No same-host subscriber: a heap message serves as well (serialized once when published).
+    return RMW_RET_OK;
+  }
   if (r != HDDS_RET_OK) {
     // A reliable KEEP_ALL writer whose same-host subscribers took nothing for max_blocking_time.
     RMW_SET_ERROR_MSG(("rmw_hdds: cannot borrow a message: " + last_error()).c_str());
     return r == HDDS_RET_TIMEOUT ? RMW_RET_TIMEOUT : RMW_RET_ERROR;
   }
   WriterLoanHandle loan(raw);
-  bool in_ring = false;
   uint8_t * data = nullptr;
   size_t got = 0;
-  if (hdds_loan_in_shared_memory(raw, &in_ring) != HDDS_RET_OK ||
-    (in_ring && hdds_loan_data(raw, &data, &got) != HDDS_RET_OK))
-  {
+  if (hdds_loan_data(raw, &data, &got) != HDDS_RET_OK) {
     set_hdds_error("cannot read a writer loan");
     return RMW_RET_ERROR;
   }
-  // No same-host subscriber (the engine lent ordinary memory): a heap message serves as well, and
-  // is serialized once when published. Else the message lies in the sample its subscribers read.
-  void * placed = in_ring ? type_support_.place_in(data, got) : nullptr;
+  // The message lies in the sample its same-host subscribers read.
+  void * placed = type_support_.place_in(data, got);
   if (placed == nullptr) {
-    return RMW_RET_OK;  // `loan` goes back
+    return RMW_RET_OK;  // not aligned for the type (cannot happen: LENT_LEAD): `loan` goes back
   }
   const rmw_ret_t ret = loans_->lend_in_place(placed, std::move(loan));
   if (ret == RMW_RET_OK) {
