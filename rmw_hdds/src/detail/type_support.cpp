@@ -276,8 +276,8 @@ const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) con
   // The body of a same-host writer's sample starts a cache line in its ring (the engine's
   // ring.rs, LENT_LEAD); other buffers (a UDP sample, a copy) rarely pass the alignment check.
   const cdr::Plan & plan = *plan_;
-  if (in_place_size() == 0 || size < in_place_size() || data[0] != 0 ||
-    data[1] != (kHostLittleEndian ? 1 : 0))
+  const size_t need = in_place_size();
+  if (need == 0 || size < need || data[0] != 0 || data[1] != (kHostLittleEndian ? 1 : 0))
   {
     return nullptr;
   }
@@ -306,14 +306,15 @@ size_t MessageTypeSupport::in_place_size() const
 void * MessageTypeSupport::place_in(uint8_t * data, size_t size) const
 {
   uint8_t * body = data + kEncapsulationSize;
-  if (in_place_size() == 0 || size < in_place_size() ||
+  const size_t need = in_place_size();
+  if (need == 0 || size < need ||
     reinterpret_cast<uintptr_t>(body) % alignof(std::max_align_t) != 0)
   {
     return nullptr;
   }
   put_header(data);
   // A fixed-size type's constructor or init function allocates nothing: it cannot fail. The
-  // engine lends zeroed bytes (hdds_writer_loan).
+  // engine lends zeroed bytes (hdds_writer_loan_in_shared_memory).
   if (init_message(body, true) != RMW_RET_OK) {
     rmw_reset_error();
     return nullptr;

@@ -489,8 +489,9 @@ impl RingWriter {
     /// Several loans may be out at once, and samples published meanwhile: each loan takes its
     /// position when it is published ([`RingWriter::publish_lent`]) and frees its bytes when given
     /// back ([`RingWriter::give_back`]). Until then, its bytes hold up the reuse of the arena
-    /// beyond them (`allocs`), so loans should not be kept long. `None` when the ring's samples are all pinned and the sample would be dropped
-    /// ([`Room::Skip`]): the caller fills a buffer of its own, whose publication is dropped too.
+    /// beyond them (`allocs`), so loans should not be kept long. `None` when the ring's samples are
+    /// all pinned and the sample would be dropped ([`Room::Skip`]): the caller fills a buffer of
+    /// its own, whose publication is dropped too.
     pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let alloc = len.checked_add(LENT_LEAD).ok_or_else(|| Error::bad_argument("a loan of usize::MAX bytes"))?;
         let (mut st, at) = self.room_locked(alloc, deadline)?;
@@ -508,7 +509,7 @@ impl RingWriter {
     /// published) when `id` is not a loan out.
     pub(crate) fn publish_lent(&self, desc: &SampleDesc, id: LentId, len: usize) -> Option<u64> {
         let mut st = self.lock();
-        let a = st.allocs.iter_mut().find(|a| a.offset == id.0 && a.use_ == Use::Lent)?;
+        let a = st.lent_mut(id)?;
         a.use_ = Use::Sample;
         let l = Live { pos: 0, offset: a.offset, len: a.len };
         Some(self.stamp(&mut st, desc, l, LENT_LEAD, len))
@@ -517,8 +518,9 @@ impl RingWriter {
     /// The caller dropped loan `id` unpublished: its bytes are free again.
     pub(crate) fn give_back(&self, id: LentId) {
         let mut st = self.lock();
-        if st.allocs.iter().any(|a| a.offset == id.0 && a.use_ == Use::Lent) {
-            st.release(id.0);
+        if let Some(a) = st.lent_mut(id) {
+            a.use_ = Use::Freed;
+            st.reclaim();
         }
     }
 
@@ -570,6 +572,11 @@ impl RingWriter {
 }
 
 impl WriterState {
+    /// The allocation of loan `id`, if it is a loan out.
+    fn lent_mut(&mut self, id: LentId) -> Option<&mut Alloc> {
+        self.allocs.iter_mut().find(|a| a.offset == id.0 && a.use_ == Use::Lent)
+    }
+
     /// The allocation at `offset` is not needed any more; its bytes are reused once every older
     /// allocation's are free too.
     fn release(&mut self, offset: usize) {
