@@ -8,7 +8,7 @@ use hdds_core::{Reader, Writer};
 
 use crate::participant::HddsParticipant;
 use crate::qos::HddsQos;
-use crate::ret::{arg, bytes_or_empty, guard, guard_ret, guard_void, out, str_arg, HddsRet};
+use crate::ret::{arg, bytes_or_empty, guard, guard_ret, guard_void, out, out_handle, str_arg, HddsRet};
 use crate::sample::{sample_info, HddsSample, HddsSampleInfo};
 
 pub struct HddsWriter {
@@ -328,16 +328,7 @@ pub extern "C" fn hdds_reader_take(reader: *const HddsReader, out_sample: *mut *
         if out_sample.is_null() {
             return Err(hdds_core::Error::bad_argument("out_sample is NULL"));
         }
-        match r.inner.take() {
-            Some(s) => {
-                out(out_sample, "out_sample", Box::into_raw(Box::new(HddsSample { inner: s })))?;
-                Ok(HddsRet::Ok)
-            }
-            None => {
-                out(out_sample, "out_sample", std::ptr::null_mut())?;
-                Ok(HddsRet::NoData)
-            }
-        }
+        out_handle(out_sample, "out_sample", r.inner.take().map(|s| HddsSample { inner: s }))
     })
 }
 

@@ -5,7 +5,7 @@
 use hdds_core::runtime::writer::{Writer, WriterLoan};
 
 use crate::endpoint::{write_options, HddsWriteOptions, HddsWriter};
-use crate::ret::{arg, guard, guard_ret, guard_void, out, HddsRet};
+use crate::ret::{arg, guard, guard_ret, guard_void, out, out_handle, HddsRet};
 
 /// A buffer lent by hdds_writer_loan. Publish it with hdds_loan_publish or give it back with
 /// hdds_loan_return, before the writer is destroyed.
@@ -52,16 +52,7 @@ fn lend(
     // SAFETY: the C caller promises (documented above) that the writer outlives the loan, so the
     // borrow may be extended to 'static; the loan never hands the writer out.
     let writer: &'static Writer = unsafe { &*(&w.inner as *const Writer) };
-    match f(writer)? {
-        Some(loan) => {
-            out(out_loan, "out_loan", Box::into_raw(Box::new(HddsLoan { inner: loan })))?;
-            Ok(HddsRet::Ok)
-        }
-        None => {
-            out(out_loan, "out_loan", std::ptr::null_mut())?;
-            Ok(HddsRet::NoData)
-        }
-    }
+    out_handle(out_loan, "out_loan", f(writer)?.map(|loan| HddsLoan { inner: loan }))
 }
 
 /// Stores the loan's buffer in *out_data and its length in *out_len. The buffer is the caller's to

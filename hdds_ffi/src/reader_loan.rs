@@ -6,7 +6,7 @@
 use hdds_core::ReaderLoan;
 
 use crate::endpoint::HddsReader;
-use crate::ret::{arg, guard, guard_ret, guard_void, out, HddsRet};
+use crate::ret::{arg, guard, guard_ret, guard_void, out, out_handle, HddsRet};
 use crate::sample::{payload_ptr, sample_info, HddsSampleInfo};
 
 /// A sample taken by hdds_reader_take_loan. Give it back with hdds_reader_return_loan (also after
@@ -26,16 +26,7 @@ pub extern "C" fn hdds_reader_take_loan(reader: *const HddsReader, out_loan: *mu
         if out_loan.is_null() {
             return Err(hdds_core::Error::bad_argument("out_loan is NULL"));
         }
-        match r.inner.take_loan() {
-            Some(l) => {
-                out(out_loan, "out_loan", Box::into_raw(Box::new(HddsReaderLoan { inner: l })))?;
-                Ok(HddsRet::Ok)
-            }
-            None => {
-                out(out_loan, "out_loan", std::ptr::null_mut())?;
-                Ok(HddsRet::NoData)
-            }
-        }
+        out_handle(out_loan, "out_loan", r.inner.take_loan().map(|l| HddsReaderLoan { inner: l }))
     })
 }
 

@@ -134,6 +134,22 @@ pub(crate) fn out<T>(p: *mut T, name: &str, value: T) -> Result<(), Error> {
     Ok(())
 }
 
+/// Stores a new handle owning `value` in `*p` (HDDS_RET_OK), or NULL when there is none
+/// (HDDS_RET_NO_DATA): the outcome of a take or a loan that may find nothing. Check `p` before
+/// taking `value`, so that a NULL `p` consumes nothing.
+pub(crate) fn out_handle<T>(p: *mut *mut T, name: &str, value: Option<T>) -> Result<HddsRet, Error> {
+    match value {
+        Some(v) => {
+            out(p, name, Box::into_raw(Box::new(v)))?;
+            Ok(HddsRet::Ok)
+        }
+        None => {
+            out(p, name, std::ptr::null_mut())?;
+            Ok(HddsRet::NoData)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
