@@ -14,7 +14,9 @@
 #      duplicates and reordering through a user-space relay; root only, else SKIPPED) and the
 #      2-minute endurance run (test/endurance; HDDS_ENDURANCE_SECONDS overrides);
 #   5. where ROS 2 Humble is installed at /opt/ros/humble (or $HDDS_ROS_PREFIX): colcon build of
-#      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test.
+#      the rmw_hdds package in a temporary workspace, warnings as errors, and colcon test; then
+#      ROS 2's own conformance tests (test_rmw_implementation) against that build, where
+#      HDDS_TEST_RMW_IMPLEMENTATION_BUILD names a build of them (test/conformance/run_upstream.sh).
 # Without ROS 2 it says which ROS-level tests it skipped and why. Exits non-zero on any failure.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -187,7 +189,7 @@ else
   count 0 1
 fi
 
-ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input, names and QoS mapping, pub/sub, wait sets, events, graph, demo talker/listener on rmw_cyclonedds_cpp and rmw_fastrtps_cpp against rmw_hdds) and the C ABI tests inside the package"
+ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input, names and QoS mapping, pub/sub, wait sets, events, graph, demo talker/listener on rmw_cyclonedds_cpp and rmw_fastrtps_cpp against rmw_hdds), the C ABI tests inside the package, and ROS 2's RMW conformance tests (test_rmw_implementation)"
 if [ "$have_ros" = 1 ]; then
   section "ROS-level tests ($ros_prefix): colcon build + colcon test of rmw_hdds"
   ws="$(mktemp -d)"
@@ -215,6 +217,32 @@ if [ "$have_ros" = 1 ]; then
   [ "$ros_ok" = 1 ] || [ "$ros_failed" -gt 0 ] || ros_failed=1
   count "$ros_passed" "$ros_failed"
   skipped=$((skipped + rs))
+
+  section "ROS 2's RMW conformance tests (test_rmw_implementation, humble) against rmw_hdds (test/conformance)"
+  conf_build="${HDDS_TEST_RMW_IMPLEMENTATION_BUILD:-}"
+  if [ "$ros_ok" != 1 ]; then
+    echo "SKIPPED: the conformance tests. Why: the colcon build or test above failed."
+    skipped=$((skipped + 1))
+  elif [ -z "$conf_build" ] || [ ! -d "$conf_build" ]; then
+    echo "SKIPPED: the conformance tests. Why: no ROS package installs test_rmw_implementation's test"
+    echo "programs; point HDDS_TEST_RMW_IMPLEMENTATION_BUILD at a colcon build directory of it (README,"
+    echo "\"Conformance\")${conf_build:+; $conf_build is not a directory}."
+    skipped=$((skipped + 1))
+  else
+    conf_ok=1
+    (
+      set +u
+      # shellcheck disable=SC1091
+      source "$ros_prefix/setup.bash" && source "$ws/install/setup.bash" && set -u \
+      && "$root/test/conformance/run_upstream.sh" "$conf_build"
+    ) 2>&1 | tee "$logs/conformance.log" || conf_ok=0
+    read -r c_pass c_fail c_skip < <(sed -nE 's/^hdds-conformance: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
+      "$logs/conformance.log") || true
+    c_pass=${c_pass:-0} c_fail=${c_fail:-0} c_skip=${c_skip:-0}
+    [ "$conf_ok" = 1 ] || [ "$c_fail" -gt 0 ] || c_fail=1
+    count "$c_pass" "$c_fail"
+    skipped=$((skipped + c_skip))
+  fi
   rm -rf "$ws"
 else
   section "ROS-level tests: SKIPPED"
