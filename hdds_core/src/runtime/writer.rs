@@ -246,7 +246,8 @@ impl Writer {
         change: WriteChange,
         lent: Option<LentId>,
     ) -> Result<i64> {
-        // A sample lent in the ring waits for no room: no turn (write_into holds it already).
+        // A sample lent in the ring takes no turn: write_into holds it already, and a loan's publish
+        // needs only a slot, which it waits for below and again (rarely) under the writer's lock.
         let turn = self.shared.shm.as_ref().filter(|_| lent.is_none()).map(ShmWriter::turn);
         // Only a reliable KEEP_ALL writer ever waits for room, so only it needs a deadline before
         // publishing; every other write reads the monotonic clock once the sample is out (each
@@ -261,8 +262,12 @@ impl Writer {
         // Before anything is numbered or sent: a time-out or a refusal leaves no reader with the
         // sample. (KEEP_LAST: the ring's publish below comes first anyway, as the machine numbers
         // every sample at once, and tells the same refusals before anything else happens.)
-        if let (Some(shm), None, None) = (&self.shared.shm, lent, self.shared.qos.depth()) {
-            shm.wait_room(payload.len(), blocking_until)?;
+        if let (Some(shm), None) = (&self.shared.shm, self.shared.qos.depth()) {
+            match lent {
+                None => shm.wait_room(payload.len(), blocking_until)?,
+                // A loan's bytes are in the ring already; its sample still needs a free slot.
+                Some(_) => shm.wait_slot(blocking_until)?,
+            }
         }
         let now_ts = options.source_timestamp.unwrap_or_else(time::now);
         // From here on, a wake-up of a sleeping reader thread is this write's (runtime/handoff.rs).
@@ -387,7 +392,7 @@ impl Writer {
         blocking_until: Option<Instant>,
     ) -> Result<()> {
         match lent {
-            Some(id) if shm.publish_lent(desc, id, payload.len()) => Ok(()),
+            Some(id) if shm.publish_lent(desc, id, payload.len(), blocking_until)? => Ok(()),
             // The loan's owner publishes or gives back its id once: cannot happen.
             Some(_) => Err(Error::bad_argument("the loaned sample was published or given back already")),
             None => shm.publish(desc, payload, blocking_until),

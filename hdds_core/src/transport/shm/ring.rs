@@ -208,8 +208,11 @@ fn store2(a: &[AtomicU64; 2], w: [u64; 2]) {
     a[1].store(w[1], Ordering::Relaxed);
 }
 
+/// `x` rounded up to a multiple of `a`; `usize::MAX` when that does not fit, a size every caller
+/// refuses (larger than any arena), so that a huge length asked for over the C ABI is told, not
+/// wrapped around to a small one.
 fn align_up(x: usize, a: usize) -> usize {
-    x.div_ceil(a) * a
+    x.div_ceil(a).saturating_mul(a)
 }
 
 /// The sizes of a ring, as its creator chose them.

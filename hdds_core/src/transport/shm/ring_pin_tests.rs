@@ -305,7 +305,7 @@ fn a_lent_payloads_body_starts_a_cache_line_for_the_writer_and_a_pinning_reader(
         assert_eq!((lent.ptr as usize + 4) % ALLOC_ALIGN, 0, "lent {len} bytes at {:p}", lent.ptr);
         // SAFETY (test): the ring lent these `len` bytes to us.
         unsafe { std::ptr::copy_nonoverlapping(payload(len as i64, len).as_ptr(), lent.ptr, len) };
-        f.w.publish_lent(&desc(len as i64), lent.id, len).unwrap();
+        f.w.publish_lent(&desc(len as i64), lent.id, len, None).unwrap().unwrap();
     }
     let (sn, first) = pinned(&f.r, &mut cur, me).unwrap();
     assert_eq!((sn, first.bytes()), (1, &b"copied"[..]));

@@ -442,8 +442,8 @@ fn a_lent_slot_is_filled_in_place_then_published_or_given_back() {
     // Readers see nothing of the loan until it is published.
     let mut cur = f.r.find_reader(me).unwrap();
     assert_eq!(drain(&f.r, &mut cur, me), vec![(1, b"before".to_vec())]);
-    assert_eq!(f.w.publish_lent(&desc(2), lent.id, 5), Some(1));
-    assert_eq!(f.w.publish_lent(&desc(2), lent.id, 5), None, "published once only");
+    assert_eq!(f.w.publish_lent(&desc(2), lent.id, 5, None).unwrap(), Some(1));
+    assert_eq!(f.w.publish_lent(&desc(2), lent.id, 5, None).unwrap(), None, "published once only");
     f.w.publish(&desc(3), b"after", None).unwrap();
     assert_eq!(drain(&f.r, &mut cur, me), vec![(2, b"hello".to_vec()), (3, b"after".to_vec())]);
     // Given back unpublished: the bytes are free, nothing is published.
@@ -481,13 +481,13 @@ fn loans_and_writes_interleave_and_each_sample_keeps_its_bytes() {
         expect.push((sn, plain));
         // The later loan first, then the earlier one, or the earlier one given back.
         sn += 1;
-        f.w.publish_lent(&desc(sn), b.id, lb).unwrap();
+        f.w.publish_lent(&desc(sn), b.id, lb, None).unwrap().unwrap();
         expect.push((sn, vec![0xB0 | (round % 16) as u8; lb]));
         if round % 3 == 0 {
             f.w.give_back(a.id);
         } else {
             sn += 1;
-            f.w.publish_lent(&desc(sn), a.id, la).unwrap();
+            f.w.publish_lent(&desc(sn), a.id, la, None).unwrap().unwrap();
             expect.push((sn, vec![0xA0 | (round % 16) as u8; la]));
         }
         // Read every round, so the writer can free and reuse the bytes.
@@ -517,7 +517,7 @@ fn a_loan_held_long_holds_the_arena_beyond_it_then_frees_it() {
     let got = drain(&f.r, &mut cur, me);
     assert_eq!(got.last().map(|g| g.0), Some(50), "the newest sample is there");
     assert!(got.iter().all(|(sn, d)| d == &vec![*sn as u8; 1024]));
-    assert_eq!(f.w.publish_lent(&desc(51), held.id, 2048), Some(50));
+    assert_eq!(f.w.publish_lent(&desc(51), held.id, 2048, None).unwrap(), Some(50));
     let got = drain(&f.r, &mut cur, me);
     assert_eq!(got, vec![(51, vec![0x5A; 2048])]);
 }
@@ -543,4 +543,76 @@ fn loans_filling_the_arena_drop_a_keep_last_write_and_time_out_a_keep_all_one() 
         let mut cur = f.r.find_reader(me).unwrap();
         assert_eq!(drain(&f.r, &mut cur, me), vec![(2, vec![2; 500])]);
     }
+}
+
+#[test]
+fn a_loan_published_when_every_slot_is_live_waits_for_a_slot_or_replaces_the_oldest() {
+    // Loans hold arena bytes, not slots: plain writes may fill every slot while one is out.
+    for blocking in [true, false] {
+        let f = fixture(45 + blocking as u8, cfg(4, 1 << 16, blocking));
+        let me = reader_guid(5);
+        f.w.add_reader(me, true).unwrap();
+        let mut cur = f.r.find_reader(me).unwrap();
+        let l = f.w.reserve(8, None).unwrap().unwrap();
+        // SAFETY: the ring lent these 8 bytes to this test alone.
+        unsafe { std::ptr::write_bytes(l.ptr, 0xAA, 8) };
+        for sn in 1..=4 {
+            f.w.publish(&desc(sn), &[sn as u8; 16], None).unwrap();
+        }
+        if blocking {
+            // A reliable KEEP_ALL reader has read none: the loan's publish times out, loses
+            // nothing, and goes through once the reader has taken.
+            let deadline = Some(Instant::now() + std::time::Duration::from_millis(20));
+            let e = f.w.publish_lent(&desc(5), l.id, 8, deadline).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Timeout);
+            let got = drain(&f.r, &mut cur, me);
+            assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), vec![1, 2, 3, 4]);
+            assert_eq!(f.w.publish_lent(&desc(5), l.id, 8, None).unwrap(), Some(4));
+            assert_eq!(drain(&f.r, &mut cur, me), vec![(5, vec![0xAA; 8])]);
+            assert_eq!(cur.lost, 0);
+        } else {
+            // KEEP_LAST: the oldest sample is replaced, and the loan's sample and the next write
+            // reach the reader.
+            assert_eq!(f.w.publish_lent(&desc(5), l.id, 8, None).unwrap(), Some(4));
+            f.w.publish(&desc(6), &[6; 16], None).unwrap();
+            let got = drain(&f.r, &mut cur, me);
+            let sns: Vec<i64> = got.iter().map(|g| g.0).collect();
+            assert_eq!(sns.last(), Some(&6), "{sns:?}");
+            assert!(got.contains(&(5, vec![0xAA; 8])), "{sns:?}");
+        }
+    }
+}
+
+#[test]
+fn an_id_kept_after_its_loan_was_published_names_no_later_loan() {
+    let f = fixture(47, cfg(4, 1 << 16, false));
+    let me = reader_guid(6);
+    f.w.add_reader(me, true).unwrap();
+    let mut cur = f.r.find_reader(me).unwrap();
+    let a = f.w.reserve(8, None).unwrap().unwrap();
+    assert_eq!(f.w.publish_lent(&desc(1), a.id, 8, None).unwrap(), Some(0));
+    assert_eq!(drain(&f.r, &mut cur, me).len(), 1);
+    // Read by all and reclaimed: the next loan lies where the first one did.
+    let b = f.w.reserve(8, None).unwrap().unwrap();
+    assert_eq!(b.ptr, a.ptr);
+    f.w.give_back(a.id);
+    assert_eq!(f.w.publish_lent(&desc(2), a.id, 8, None).unwrap(), None);
+    // SAFETY: the ring lent these 8 bytes to this test alone.
+    unsafe { std::ptr::write_bytes(b.ptr, 0xBB, 8) };
+    f.w.publish(&desc(3), &[0x33; 8], None).unwrap();
+    assert_eq!(f.w.publish_lent(&desc(4), b.id, 8, None).unwrap(), Some(2), "loan b is still out");
+    assert_eq!(drain(&f.r, &mut cur, me), vec![(3, vec![0x33; 8]), (4, vec![0xBB; 8])]);
+}
+
+#[test]
+fn a_loan_or_sample_larger_than_any_arena_is_refused_not_wrapped_around() {
+    let f = fixture(48, cfg(4, 1 << 16, false));
+    f.w.add_reader(reader_guid(7), true).unwrap();
+    for len in [usize::MAX, usize::MAX - 100, usize::MAX - LENT_LEAD - 1, (1 << 16) + 1] {
+        let e = f.w.reserve(len, None).err().unwrap_or_else(|| panic!("a loan of {len} bytes was lent"));
+        assert!(matches!(e.kind(), ErrorKind::OutOfResources | ErrorKind::BadArgument), "{len}: {e}");
+        assert!(f.w.wait_room(len, None).is_err(), "{len}");
+    }
+    let bad = RingConfig { slots: 4, max_readers: 4, arena_bytes: usize::MAX - 10, blocking: false };
+    assert!(RingWriter::create(guid(49), bad).is_err());
 }

@@ -19,9 +19,14 @@ pub(crate) struct Lent {
     pub(crate) id: LentId,
 }
 
-/// Which of a writer's outstanding loans (its allocation's arena offset).
+/// Which of a writer's outstanding loans: its allocation's arena offset, and a serial number that
+/// no other loan of the writer had (a later loan may lie at the same offset: an id kept after its
+/// loan was published or given back must not name that one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LentId(usize);
+pub(crate) struct LentId {
+    offset: usize,
+    serial: u64,
+}
 
 /// An arena allocation: a live sample's or a loan's, or one freed but not yet reclaimed.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +39,8 @@ pub(super) struct Alloc {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Use {
     Sample,
-    Lent,
+    /// A loan out, with its [`LentId`]'s serial number.
+    Lent(u64),
     Freed,
 }
 
@@ -68,6 +74,8 @@ pub(super) struct WriterState {
     readers: Vec<MatchedReader>,
     /// Per entry, the generation it was last given.
     gens: Vec<u64>,
+    /// The serial number of the next loan.
+    next_loan: u64,
 }
 
 /// The writer's side of its ring: it alone publishes, frees and matches.
@@ -79,8 +87,18 @@ pub(crate) struct RingWriter {
     readers: AtomicUsize,
 }
 
+/// What a publish needs room for.
+#[derive(Clone, Copy)]
+enum Need {
+    /// A payload of this many bytes, and a slot.
+    Bytes(usize),
+    /// A slot only: a loan's payload is in the arena already.
+    Slot,
+}
+
 /// Why a sample cannot be placed now.
 enum Room {
+    /// There is room; where the payload goes in the arena (0 when only a slot was needed).
     Ok(usize),
     Wait,
     /// Non-blocking ring whose samples are all pinned and the next does not fit around them: the
@@ -114,6 +132,7 @@ impl RingWriter {
             committed: 0,
             readers: Vec::new(),
             gens: vec![0; cfg.max_readers],
+            next_loan: 0,
         };
         Ok(RingWriter { view: Arc::new(view), cfg, st: Mutex::new(st), readers: AtomicUsize::new(0) })
     }
@@ -303,10 +322,13 @@ impl RingWriter {
         Ok(size)
     }
 
-    /// Makes room for a payload of `len` bytes, freeing what may be freed; `Wait` when only a
+    /// Makes room for what a publish needs, freeing what may be freed; `Wait` when only a
     /// blocking ring's reliable readers stand in the way.
-    fn room(&self, st: &mut WriterState, len: usize) -> Result<Room> {
-        let size = self.refusal(len)?;
+    fn room(&self, st: &mut WriterState, need: Need) -> Result<Room> {
+        let size = match need {
+            Need::Bytes(len) => Some(self.refusal(len)?),
+            Need::Slot => None,
+        };
         // Freeing looks at every reader's cursor, a line that reader writes, and marks each freed
         // slot with a SeqCst store: done per publish, a ping-pong moved three lines between the
         // processes for it on every sample. While few samples are live and the next one fits the
@@ -321,8 +343,10 @@ impl RingWriter {
         loop {
             let holder = self.holder_of_head_slot(st);
             if holder.is_none() && st.live.len() < self.cfg.slots {
-                if let Some(at) = self.place(st, size) {
-                    return Ok(Room::Ok(at));
+                match size.map(|size| self.place(st, size)) {
+                    None => return Ok(Room::Ok(0)),
+                    Some(Some(at)) => return Ok(Room::Ok(at)),
+                    Some(None) => {}
                 }
             }
             let Some(front) = st.live.front().copied() else {
@@ -385,14 +409,15 @@ impl RingWriter {
         (self.cfg.slots / 4).min(16)
     }
 
-    /// Where a payload of `size` (rounded) bytes goes with nothing freed, while fewer than
-    /// `lazy_free_below` samples are live, if it fits in a free slot and in the arena's committed
-    /// pages.
-    fn room_without_freeing(&self, st: &WriterState, size: usize) -> Option<usize> {
+    /// Where a payload of `size` (rounded) bytes goes with nothing freed (`None`: a slot alone,
+    /// which goes at 0), while fewer than `lazy_free_below` samples are live, if it fits in a free
+    /// slot and in the arena's committed pages.
+    fn room_without_freeing(&self, st: &WriterState, size: Option<usize>) -> Option<usize> {
         // lazy_free_below() <= slots / 4: the slot count itself never stands in the way here.
         if st.live.len() >= self.lazy_free_below() || self.holder_of_head_slot(st).is_some() {
             return None;
         }
+        let Some(size) = size else { return Some(0) };
         self.place(st, size).filter(|at| at + size <= st.committed)
     }
 
@@ -404,19 +429,28 @@ impl RingWriter {
             // writer numbers the sample.
             return self.refusal(len).map(drop);
         }
-        self.room_locked(len, deadline).map(drop)
+        self.room_locked(Need::Bytes(len), deadline).map(drop)
     }
 
-    /// [`RingWriter::wait_room`], returning where the sample goes (`None`: dropped, [`Room::Skip`]).
+    /// [`RingWriter::wait_room`] for a loan's publish, which needs a slot only.
+    pub(crate) fn wait_slot(&self, deadline: Option<Instant>) -> Result<()> {
+        if !self.cfg.blocking {
+            return Ok(());
+        }
+        self.room_locked(Need::Slot, deadline).map(drop)
+    }
+
+    /// Waits for what `need`s room as [`RingWriter::wait_room`] does, returning where the payload
+    /// goes (`None`: dropped, [`Room::Skip`]).
     fn room_locked(
         &self,
-        len: usize,
+        need: Need,
         deadline: Option<Instant>,
     ) -> Result<(MutexGuard<'_, WriterState>, Option<usize>)> {
         let h = self.view.header();
         loop {
             let mut st = self.lock();
-            match self.room(&mut st, len)? {
+            match self.room(&mut st, need)? {
                 Room::Ok(at) => return Ok((st, Some(at))),
                 Room::Skip => return Ok((st, None)),
                 Room::Wait => {}
@@ -425,7 +459,7 @@ impl RingWriter {
             // announcement is seen by this second look (both sides SeqCst; ReaderCursor::commit).
             h.writer_waiting.fetch_add(1, Ordering::SeqCst);
             let seen = h.space.load(Ordering::SeqCst);
-            let room = self.room(&mut st, len);
+            let room = self.room(&mut st, need);
             if !matches!(room, Ok(Room::Wait)) {
                 h.writer_waiting.fetch_sub(1, Ordering::SeqCst);
                 match room? {
@@ -459,7 +493,7 @@ impl RingWriter {
     /// Publishes one sample (waiting for room as [`RingWriter::wait_room`] does); returns its ring
     /// position.
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<u64> {
-        let (mut st, at) = self.room_locked(payload.len(), deadline)?;
+        let (mut st, at) = self.room_locked(Need::Bytes(payload.len()), deadline)?;
         let Some(at) = at else { return Ok(st.head - 1) };
         let size = align_up(payload.len().max(1), ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
@@ -494,25 +528,45 @@ impl RingWriter {
     /// its own, whose publication is dropped too.
     pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let alloc = len.checked_add(LENT_LEAD).ok_or_else(|| Error::bad_argument("a loan of usize::MAX bytes"))?;
-        let (mut st, at) = self.room_locked(alloc, deadline)?;
+        let (mut st, at) = self.room_locked(Need::Bytes(alloc), deadline)?;
         let Some(at) = at else { return Ok(None) };
         let size = align_up(alloc, ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
-        st.allocs.push_back(Alloc { offset: at, len: size, use_: Use::Lent });
+        let serial = st.next_loan;
+        st.next_loan += 1;
+        st.allocs.push_back(Alloc { offset: at, len: size, use_: Use::Lent(serial) });
         // SAFETY: at + LENT_LEAD + len <= at + size <= committed <= arena_len (just committed):
         // inside the mapped arena.
         let ptr = unsafe { self.view.arena().add(at + LENT_LEAD) };
-        Ok(Some(Lent { ptr, len, id: LentId(at) }))
+        Ok(Some(Lent { ptr, len, id: LentId { offset: at, serial } }))
     }
 
-    /// Publishes the first `len` bytes of loan `id` as the next sample; `None` (nothing
-    /// published) when `id` is not a loan out.
-    pub(crate) fn publish_lent(&self, desc: &SampleDesc, id: LentId, len: usize) -> Option<u64> {
-        let mut st = self.lock();
-        let a = st.lent_mut(id)?;
+    /// Publishes the first `len` bytes of loan `id` as the next sample, once a slot is free: a
+    /// blocking ring waits for one (while its reliable readers hold them all) up to `deadline`,
+    /// then fails with [`ErrorKind::Timeout`] and the loan stays out; the others free the oldest
+    /// sample nobody pins, or drop this one for their readers as [`RingWriter::publish`] does (the
+    /// loan's bytes are free again). Returns the sample's position (the skipped one when
+    /// dropped), or `None` (nothing done) when `id` is not a loan out.
+    pub(crate) fn publish_lent(
+        &self,
+        desc: &SampleDesc,
+        id: LentId,
+        len: usize,
+        deadline: Option<Instant>,
+    ) -> Result<Option<u64>> {
+        if self.lock().lent_mut(id).is_none() {
+            return Ok(None);
+        }
+        let (mut st, room) = self.room_locked(Need::Slot, deadline)?;
+        let Some(a) = st.lent_mut(id) else { return Ok(None) };
+        if room.is_none() {
+            a.use_ = Use::Freed;
+            st.reclaim();
+            return Ok(Some(st.head - 1));
+        }
         a.use_ = Use::Sample;
         let l = Live { pos: 0, offset: a.offset, len: a.len };
-        Some(self.stamp(&mut st, desc, l, LENT_LEAD, len))
+        Ok(Some(self.stamp(&mut st, desc, l, LENT_LEAD, len)))
     }
 
     /// The caller dropped loan `id` unpublished: its bytes are free again.
@@ -574,7 +628,7 @@ impl RingWriter {
 impl WriterState {
     /// The allocation of loan `id`, if it is a loan out.
     fn lent_mut(&mut self, id: LentId) -> Option<&mut Alloc> {
-        self.allocs.iter_mut().find(|a| a.offset == id.0 && a.use_ == Use::Lent)
+        self.allocs.iter_mut().find(|a| a.offset == id.offset && a.use_ == Use::Lent(id.serial))
     }
 
     /// The allocation at `offset` is not needed any more; its bytes are reused once every older

@@ -186,14 +186,30 @@ impl ShmWriter {
         self.ring.reserve(len, deadline)
     }
 
+    /// Waits (reliable KEEP_ALL only) until a loan's sample can be published (a free slot), up to
+    /// `deadline`.
+    pub(crate) fn wait_slot(&self, deadline: Option<Instant>) -> Result<()> {
+        if self.ring.reader_count() == 0 {
+            return Ok(());
+        }
+        self.ring.wait_slot(deadline)
+    }
+
     /// Publishes the first `len` bytes of loan `id`, filled in place, and rings the readers'
-    /// doorbells; false (nothing published) when `id` is not a loan out.
-    pub(crate) fn publish_lent(&self, desc: &SampleDesc, id: LentId, len: usize) -> bool {
-        let published = self.ring.publish_lent(desc, id, len).is_some();
+    /// doorbells ([`RingWriter::publish_lent`]: it may wait for a slot up to `deadline`); false
+    /// (nothing done) when `id` is not a loan out.
+    pub(crate) fn publish_lent(
+        &self,
+        desc: &SampleDesc,
+        id: LentId,
+        len: usize,
+        deadline: Option<Instant>,
+    ) -> Result<bool> {
+        let published = self.ring.publish_lent(desc, id, len, deadline)?.is_some();
         if published {
             self.announce_sample();
         }
-        published
+        Ok(published)
     }
 
     /// A sample is in the ring: counted, and the readers' doorbells rung.
