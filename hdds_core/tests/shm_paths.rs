@@ -346,6 +346,50 @@ fn a_loaned_sample_is_written_in_place_for_same_host_readers() {
 }
 
 #[test]
+fn a_loan_published_when_every_slot_holds_an_untaken_sample_waits_like_a_write() {
+    // A loan holds arena bytes, not a slot: plain writes fill every slot of the 4-slot ring (and
+    // the reader's KEEP_ALL history behind it) while it is out. Its publish then waits for a slot
+    // up to max_blocking_time and fails, as a write would, overwriting nothing.
+    let small = |c: &mut NetworkConfig| c.shared_memory.slots = 4;
+    let a = participant(168, true, small);
+    let b = participant(168, true, small);
+    let q = Qos { history: History::KeepAll, max_blocking_time: Duration::from_millis(300), ..Qos::default() };
+    let w = a.create_writer("t/loan-full", T, q).unwrap();
+    let r = b.create_reader("t/loan-full", T, q).unwrap();
+    assert!(matched(&w, &r));
+    let mut loan = w.loan(64).unwrap();
+    assert!(loan.in_shared_memory());
+    loan.as_mut_slice().copy_from_slice(&payload(7777, 64));
+    let limit = hdds_core::runtime::writer::KEEP_ALL_MAX_SAMPLES + 4;
+    let mut written = 0;
+    for i in 0..limit as u32 + 10 {
+        match w.write(&payload(i, 64)) {
+            Ok(_) => written += 1,
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+                break;
+            }
+        }
+    }
+    assert_eq!(written, limit, "the reader's history and the ring hold this many");
+    let t = Instant::now();
+    let e = loan.publish().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout, "{e}");
+    assert!(t.elapsed() >= Duration::from_millis(290), "waited for max_blocking_time, not {:?}", t.elapsed());
+    // Nothing lost or overwritten; the next loan goes through once the reader has taken.
+    let got = take_n(&r, limit, Duration::from_secs(5));
+    assert_eq!(got.len(), limit);
+    let expect: Vec<i64> = (1..=limit as i64).collect();
+    assert_eq!(got.iter().map(|s| s.info.sequence_number).collect::<Vec<_>>(), expect);
+    assert!(got.iter().enumerate().all(|(i, s)| s.data[..] == payload(i as u32, 64)[..]), "a sample was rewritten");
+    let mut loan = w.loan(64).unwrap();
+    loan.as_mut_slice().copy_from_slice(&payload(8888, 64));
+    assert_eq!(loan.publish().unwrap(), limit as i64 + 1);
+    let got = take_n(&r, 1, Duration::from_secs(5));
+    assert!(got[0].data[..] == payload(8888, 64)[..]);
+}
+
+#[test]
 fn a_wait_set_on_a_same_host_reader_wakes_for_samples_guards_and_its_deadline() {
     use hdds_core::{GuardCondition, Target, WaitEntry, WaitSet};
     use std::sync::atomic::{AtomicUsize, Ordering};
