@@ -34,6 +34,16 @@ trap 'rm -rf "$logs"' EXIT
 passed=0 failed=0 skipped=0
 section() { printf '\n==== %s\n' "$*"; }
 count() { passed=$((passed + $1)); failed=$((failed + $2)); }
+# Counts what a runner's closing line "TAG: N passed, N failed[, N skipped]" in LOG says. A runner
+# that failed (OK is not 1) without a failure in that line, or without the line, counts as one failure.
+tally() {
+  local tag=$1 log=$2 ok=$3 p f s
+  read -r p f s < <(sed -nE "s/^$tag: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?.*/\1 \2 \4/p" "$log") || true
+  p=${p:-0} f=${f:-0} s=${s:-0}
+  [ "$ok" = 1 ] || [ "$f" -gt 0 ] || f=1
+  count "$p" "$f"
+  skipped=$((skipped + s))
+}
 
 section "Rust: clippy (warnings are errors) and cargo test --workspace"
 cd "$root"
@@ -92,10 +102,7 @@ if [ "$tsan_rc" = 3 ]; then
   echo "SKIPPED: the ThreadSanitizer run of hdds_core's threaded tests. Why: $(tail -1 "$logs/tsan.log")"
   skipped=$((skipped + 1))
 else
-  read -r t_pass t_fail < <(sed -nE 's/^tsan: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$logs/tsan.log") || true
-  t_pass=${t_pass:-0} t_fail=${t_fail:-0}
-  [ "$tsan_rc" = 0 ] || [ "$t_fail" -gt 0 ] || t_fail=1
-  count "$t_pass" "$t_fail"
+  tally tsan "$logs/tsan.log" "$((tsan_rc == 0))"
 fi
 
 # ---- checks: Miri over the crates with unsafe code (scripts/miri.sh; docs/checks.md) ----
@@ -106,10 +113,7 @@ if [ "$miri_rc" = 3 ]; then
   echo "SKIPPED: Miri over hdds_ffi. Why: $(tail -1 "$logs/miri.log")"
   skipped=$((skipped + 1))
 else
-  read -r m_pass m_fail < <(sed -nE 's/^miri: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$logs/miri.log") || true
-  m_pass=${m_pass:-0} m_fail=${m_fail:-0}
-  [ "$miri_rc" = 0 ] || [ "$m_fail" -gt 0 ] || m_fail=1
-  count "$m_pass" "$m_fail"
+  tally miri "$logs/miri.log" "$((miri_rc == 0))"
 fi
 
 # ---- checks: fuzzing (scripts/fuzz.sh; docs/checks.md) ----
@@ -120,10 +124,7 @@ if [ "$fuzz_rc" = 3 ]; then
   echo "SKIPPED: the cargo-fuzz targets (fuzz/fuzz_targets). Why: $(tail -1 "$logs/fuzz.log")"
   skipped=$((skipped + 1))
 else
-  read -r f_pass f_fail < <(sed -nE 's/^fuzz: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$logs/fuzz.log") || true
-  f_pass=${f_pass:-0} f_fail=${f_fail:-0}
-  [ "$fuzz_rc" = 0 ] || [ "$f_fail" -gt 0 ] || f_fail=1
-  count "$f_pass" "$f_fail"
+  tally fuzz "$logs/fuzz.log" "$((fuzz_rc == 0))"
 fi
 
 section "Interop tests: hdds against Cyclone DDS 0.10.2 (C), Cyclone DDS 11 (Python), Fast DDS 2.9.1 (C++)"
@@ -134,13 +135,7 @@ interop_ok=1
 if cargo build --release --locked -q -p hdds_tools --bin hdds-interop-peer 2>&1 | tee "$logs/interop-peer.log"; then
   test/interop/run_hdds_matrix.sh --hdds "$root/target/release/hdds-interop-peer" 2>&1 \
     | tee "$logs/interop.log" || interop_ok=0
-  read -r i_pass i_fail i_skip < <(sed -nE 's/^hdds-interop: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
-    "$logs/interop.log") || true
-  i_pass=${i_pass:-0} i_fail=${i_fail:-0} i_skip=${i_skip:-0}
-  # A matrix that stopped without its summary line still counts as a failure.
-  [ "$interop_ok" = 1 ] || [ "$i_fail" -gt 0 ] || i_fail=1
-  count "$i_pass" "$i_fail"
-  skipped=$((skipped + i_skip))
+  tally hdds-interop "$logs/interop.log" "$interop_ok"
 else
   echo "FAILED: the hdds interop peer (hdds_tools, hdds-interop-peer) did not build"
   count 0 1
@@ -150,12 +145,7 @@ section "Interop: LIVELINESS MANUAL_BY_TOPIC and MANUAL_BY_PARTICIPANT with Cycl
 if cargo build --release --locked -q -p hdds_tools --bin hdds-liveliness-peer 2>&1 | tee "$logs/liveliness-peer.log"; then
   live_ok=1
   test/interop/run_liveliness.py 2>&1 | tee "$logs/liveliness.log" || live_ok=0
-  read -r l_pass l_fail l_skip < <(sed -nE 's/^hdds-liveliness: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
-    "$logs/liveliness.log") || true
-  l_pass=${l_pass:-0} l_fail=${l_fail:-0} l_skip=${l_skip:-0}
-  [ "$live_ok" = 1 ] || [ "$l_fail" -gt 0 ] || l_fail=1
-  count "$l_pass" "$l_fail"
-  skipped=$((skipped + l_skip))
+  tally hdds-liveliness "$logs/liveliness.log" "$live_ok"
 else
   echo "FAILED: hdds-liveliness-peer (hdds_tools) did not build"
   count 0 1
@@ -168,12 +158,7 @@ section "Network faults: link down 10 s, a peer vanishing without goodbye, 20 % 
 if cargo build --release --locked -q -p hdds_tools --bin hdds-stress-peer 2>&1 | tee "$logs/stress-peer.log"; then
   fault_ok=1
   test/fault/run.sh 2>&1 | tee "$logs/fault.log" || fault_ok=0
-  read -r fa_pass fa_fail fa_skip < <(sed -nE 's/^hdds-fault: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
-    "$logs/fault.log") || true
-  fa_pass=${fa_pass:-0} fa_fail=${fa_fail:-0} fa_skip=${fa_skip:-0}
-  [ "$fault_ok" = 1 ] || [ "$fa_fail" -gt 0 ] || fa_fail=1
-  count "$fa_pass" "$fa_fail"
-  skipped=$((skipped + fa_skip))
+  tally hdds-fault "$logs/fault.log" "$fault_ok"
 
   section "Endurance, 2 minutes: 10 writers x 1 kHz, intra + shm + UDP readers, participants joining/leaving (test/endurance)"
   if [ ! -w /dev/shm ]; then
@@ -236,12 +221,7 @@ if [ "$have_ros" = 1 ]; then
       source "$ros_prefix/setup.bash" && source "$ws/install/setup.bash" && set -u \
       && "$root/test/conformance/run_upstream.sh" "$conf_build"
     ) 2>&1 | tee "$logs/conformance.log" || conf_ok=0
-    read -r c_pass c_fail c_skip < <(sed -nE 's/^hdds-conformance: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' \
-      "$logs/conformance.log") || true
-    c_pass=${c_pass:-0} c_fail=${c_fail:-0} c_skip=${c_skip:-0}
-    [ "$conf_ok" = 1 ] || [ "$c_fail" -gt 0 ] || c_fail=1
-    count "$c_pass" "$c_fail"
-    skipped=$((skipped + c_skip))
+    tally hdds-conformance "$logs/conformance.log" "$conf_ok"
   fi
   rm -rf "$ws"
 else
