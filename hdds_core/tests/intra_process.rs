@@ -188,3 +188,26 @@ fn a_replaced_sample_still_held_elsewhere_keeps_its_bytes() {
     assert_eq!(kept, (0..50u8).map(sample).collect::<Vec<_>>(), "the longer history's samples changed");
     assert_eq!(*r_short.take().unwrap().data, sample(49)[..]);
 }
+
+/// A length no sample can have (a garbage one over the C ABI) is refused before anything is
+/// allocated: loans and write_into fail with BadArgument, the filler never runs, the writer goes on.
+#[test]
+fn loans_and_write_into_refuse_lengths_beyond_a_sample() {
+    let p = participant(0);
+    let w = p.create_writer("rt/too_long", "T", Qos::default()).unwrap();
+    let r = p.create_reader("rt/too_long", "T", Qos::default()).unwrap();
+    let max = hdds_core::runtime::writer::MAX_SAMPLE_BYTES;
+    for len in [max + 1, 1 << 50, usize::MAX] {
+        let e = w.loan(len).err().unwrap_or_else(|| panic!("a loan of {len} bytes"));
+        assert_eq!(e.kind(), hdds_core::error::ErrorKind::BadArgument, "{e}");
+        assert!(e.message().contains("at most"), "{e}");
+        assert!(w.loan_in_shared_memory(len).is_err());
+        // SAFETY: the filler writes nothing and says so.
+        let e = unsafe { w.write_into(len, &Default::default(), |_| panic!("the filler ran")) }.unwrap_err();
+        assert_eq!(e.kind(), hdds_core::error::ErrorKind::BadArgument, "{e}");
+    }
+    let mut loan = w.loan(8).unwrap();
+    loan.as_mut_slice().copy_from_slice(&[0, 1, 0, 0, 7, 7, 7, 7]);
+    assert_eq!(loan.publish().unwrap(), 1);
+    assert_eq!(&*r.take().unwrap().data, &[0, 1, 0, 0, 7, 7, 7, 7]);
+}

@@ -17,7 +17,8 @@ pub struct HddsLoan {
 /// *out_loan. Several loans may be out at once, and the writer may write meanwhile; a loan's
 /// sample takes its sequence number when it is published. A loan in shared memory holds up the
 /// reuse of the writer's ring beyond it until it is published or returned: do not keep it long.
-/// A reliable KEEP_ALL writer waits for room up to max_blocking_time (then HDDS_RET_TIMEOUT). The
+/// A reliable KEEP_ALL writer waits for room up to max_blocking_time (then HDDS_RET_TIMEOUT). A
+/// `len` above 4 GiB - 1 (the most RTPS can carry) is HDDS_RET_BAD_ARGUMENT, nothing allocated. The
 /// loan must be published or returned before the writer is destroyed. Thread-safe with other
 /// calls on the writer.
 #[no_mangle]

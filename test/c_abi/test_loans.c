@@ -4,7 +4,8 @@
  * exactly those bytes; several loans out at once and writes meanwhile, each loan numbered when it
  * is published; a returned loan publishes nothing; the reader takes a
  * loan of it read in place in the writer's ring, which stays readable while the writer goes on and
- * after the reader, writer and participants are destroyed; argument errors. */
+ * after the reader, writer and participants are destroyed; argument errors, lengths no sample can
+ * have among them. */
 #include <hdds/hdds.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,11 @@ static void loan_publish_and_return(void) {
     if (matched == 0) usleep(5000);
   }
   CHECK(matched == 1);
+  /* A length no sample can have: refused, nothing allocated (not an abort on the allocation). */
+  HddsLoan *huge = NULL;
+  CHECK(hdds_writer_loan(w, SIZE_MAX, &huge) == HDDS_RET_BAD_ARGUMENT && huge == NULL);
+  CHECK(hdds_writer_loan(w, (size_t)1 << 50, &huge) == HDDS_RET_BAD_ARGUMENT && huge == NULL);
+  CHECK(hdds_writer_loan_in_shared_memory(w, SIZE_MAX, &huge) == HDDS_RET_BAD_ARGUMENT && huge == NULL);
 
   uint8_t want[4096];
   for (size_t i = 0; i < sizeof want; i++) want[i] = (uint8_t)(i * 7);

@@ -54,6 +54,22 @@ pub use loan::WriterLoan;
 /// the engine's QoS does not carry yet).
 pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
 
+/// The largest serialized sample a writer lends or serializes in place ([`Writer::loan`],
+/// [`Writer::write_into`]): RTPS carries a fragmented sample's size in 32 bits (DATA_FRAG's
+/// sampleSize), so no DDS peer could take a larger one. A length beyond it (a garbage length over
+/// the C ABI) is refused before anything is allocated.
+pub const MAX_SAMPLE_BYTES: usize = u32::MAX as usize;
+
+/// Refuses a sample length larger than [`MAX_SAMPLE_BYTES`], saying so.
+fn check_sample_len(len: usize, what: &str) -> Result<()> {
+    if len > MAX_SAMPLE_BYTES {
+        return Err(Error::bad_argument(format!(
+            "{what} of {len} bytes: a sample is at most {MAX_SAMPLE_BYTES} bytes (RTPS carries its size in 32 bits)"
+        )));
+    }
+    Ok(())
+}
+
 pub struct Writer {
     shared: Arc<WriterShared>,
     net: Option<Arc<Network>>,

@@ -39,8 +39,9 @@ impl Writer {
     /// loan's sample takes its sequence number when it is published. A loan in the ring holds up
     /// the reuse of the ring's memory beyond it until it is published or dropped, so do not keep
     /// one long. A reliable KEEP_ALL writer waits for room up to max_blocking_time, as a write
-    /// does.
+    /// does. A `len` above [`super::MAX_SAMPLE_BYTES`] fails with [`ErrorKind::BadArgument`].
     pub fn loan(&self, len: usize) -> Result<WriterLoan<'_>> {
+        super::check_sample_len(len, "a loan")?;
         Ok(match self.loan_in_shared_memory(len)? {
             Some(loan) => loan,
             None => WriterLoan { writer: self, buf: Buf::Heap(vec![0; len]), published: false },
@@ -52,6 +53,7 @@ impl Writer {
     /// reader, or every slot held by readers' loans): the caller then fills memory of its own
     /// and writes it, which costs no more than a heap loan.
     pub fn loan_in_shared_memory(&self, len: usize) -> Result<Option<WriterLoan<'_>>> {
+        super::check_sample_len(len, "a loan")?;
         let Some(shm) = &self.shared.shm else { return Ok(None) };
         let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         let Some(l) = shm.lend(len, deadline)? else { return Ok(None) };
@@ -83,6 +85,7 @@ impl Writer {
         options: &WriteOptions,
         fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<usize>,
     ) -> Result<i64> {
+        super::check_sample_len(len, "write_into: a buffer")?;
         // A TRANSIENT_LOCAL writer keeps a heap copy anyway (its history), and replays that
         // history into the ring when a late joiner matches, which a slot lent here would refuse.
         let volatile = self.shared.qos.durability != Durability::TransientLocal;
