@@ -50,8 +50,8 @@ impl Writer {
 
     /// [`Writer::loan`] where it is zero copy only: a zeroed slot of the writer's shared-memory
     /// ring, or `None` (nothing allocated) when the sample would not go there (no same-host
-    /// reader, or every slot held by readers' loans): the caller then fills memory of its own
-    /// and writes it, which costs no more than a heap loan.
+    /// reader, or samples pinned by readers' loans leave no room in the ring): the caller then
+    /// fills memory of its own and writes it, which costs no more than a heap loan.
     pub fn loan_in_shared_memory(&self, len: usize) -> Result<Option<WriterLoan<'_>>> {
         super::check_sample_len(len, "a loan")?;
         let Some(shm) = &self.shared.shm else { return Ok(None) };

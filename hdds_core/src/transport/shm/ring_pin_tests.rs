@@ -110,14 +110,29 @@ fn keep_last_writer_drops_for_readers_hoarding_every_slot_and_never_blocks() {
     let (_, p2) = pinned(&f.r, &mut cur, me).unwrap();
     let start = Instant::now();
     f.w.publish(&desc(3), &payload(3, 64), Some(Instant::now() + Duration::from_secs(5))).unwrap();
-    assert!(f.w.reserve(64, None).unwrap().is_none(), "no slot to lend either");
+    // A loan needs arena bytes, not a slot, until it is published: lent, then dropped when published.
+    let lent = f.w.reserve(64, None).unwrap().expect("the arena has room");
+    assert_eq!(f.w.publish_lent(&desc(4), lent.id, 64, None).unwrap(), Some(3), "dropped: position 3 skipped");
     assert!(start.elapsed() < Duration::from_secs(1));
     assert!(f.r.read_next(&mut cur, me).is_none());
     assert_eq!(cur.lost, 2, "both dropped samples are counted lost");
     assert!(whole(1, p1.bytes()) && whole(2, p2.bytes()));
     drop((p1, p2));
-    f.w.publish(&desc(4), &payload(4, 64), None).unwrap();
-    assert_eq!(f.r.read_next(&mut cur, me).map(|(d, data)| (d.sn, whole(4, &data))), Some((4, true)));
+    f.w.publish(&desc(5), &payload(5, 64), None).unwrap();
+    assert_eq!(f.r.read_next(&mut cur, me).map(|(d, data)| (d.sn, whole(5, &data))), Some((5, true)));
+}
+
+#[test]
+fn a_loan_that_finds_no_room_skips_no_position() {
+    // Two pinned samples fill the 2-slot ring and nearly all of its one-page arena.
+    let (f, me, mut cur) = matched(14, cfg(2, 4096, false), &[&payload(1, 1800), &payload(2, 1800)]);
+    let (_, p1) = pinned(&f.r, &mut cur, me).unwrap();
+    let (_, p2) = pinned(&f.r, &mut cur, me).unwrap();
+    assert!(f.w.reserve(1800, None).unwrap().is_none(), "no room around the pinned samples");
+    drop((p1, p2));
+    f.w.publish(&desc(3), &payload(3, 64), None).unwrap();
+    assert_eq!(f.r.read_next(&mut cur, me).map(|(d, data)| (d.sn, whole(3, &data))), Some((3, true)));
+    assert_eq!(cur.lost, 0, "the loan that was not lent dropped no sample");
 }
 
 #[test]

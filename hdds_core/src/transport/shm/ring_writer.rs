@@ -87,13 +87,23 @@ pub(crate) struct RingWriter {
     readers: AtomicUsize,
 }
 
-/// What a publish needs room for.
+/// What a publish, or a loan, needs room for.
 #[derive(Clone, Copy)]
 enum Need {
     /// A payload of this many bytes, and a slot.
     Bytes(usize),
+    /// A loan's bytes only: it takes a slot when it is published ([`Need::Slot`]). A loan that
+    /// finds no room skips no position (there is no sample yet to count lost): the caller fills a
+    /// buffer of its own, whose write decides.
+    Arena(usize),
     /// A slot only: a loan's payload is in the arena already.
     Slot,
+}
+
+impl Need {
+    fn slot(self) -> bool {
+        !matches!(self, Need::Arena(_))
+    }
 }
 
 /// Why a sample cannot be placed now.
@@ -102,7 +112,8 @@ enum Room {
     Ok(usize),
     Wait,
     /// Non-blocking ring whose samples are all pinned and the next does not fit around them: the
-    /// sample is dropped for this ring's readers (its position skipped, so they count it lost).
+    /// sample is dropped for this ring's readers (its position skipped, so they count it lost; a
+    /// loan is not lent, and skips nothing).
     Skip,
 }
 
@@ -326,7 +337,7 @@ impl RingWriter {
     /// blocking ring's reliable readers stand in the way.
     fn room(&self, st: &mut WriterState, need: Need) -> Result<Room> {
         let size = match need {
-            Need::Bytes(len) => Some(self.refusal(len)?),
+            Need::Bytes(len) | Need::Arena(len) => Some(self.refusal(len)?),
             Need::Slot => None,
         };
         // Freeing looks at every reader's cursor, a line that reader writes, and marks each freed
@@ -334,15 +345,15 @@ impl RingWriter {
         // processes for it on every sample. While few samples are live and the next one fits the
         // pages already committed, it goes in without freeing: the cursors are read once per
         // `lazy_free_below` samples, and the ring's memory stays as it was.
-        if let Some(at) = self.room_without_freeing(st, size) {
+        if let Some(at) = self.room_without_freeing(st, size, need.slot()) {
             return Ok(Room::Ok(at));
         }
         let read_by_all = self.min_cursor(st, false);
         self.free_read_by_all(st, read_by_all);
         let mut dead_released = false;
         loop {
-            let holder = self.holder_of_head_slot(st);
-            if holder.is_none() && st.live.len() < self.cfg.slots {
+            let holder = if need.slot() { self.holder_of_head_slot(st) } else { None };
+            if holder.is_none() && (!need.slot() || st.live.len() < self.cfg.slots) {
                 match size.map(|size| self.place(st, size)) {
                     None => return Ok(Room::Ok(0)),
                     Some(Some(at)) => return Ok(Room::Ok(at)),
@@ -360,7 +371,9 @@ impl RingWriter {
                 if self.cfg.blocking {
                     return Ok(Room::Wait);
                 }
-                self.skip_position(st);
+                if need.slot() {
+                    self.skip_position(st);
+                }
                 return Ok(Room::Skip);
             };
             if self.cfg.blocking {
@@ -397,7 +410,9 @@ impl RingWriter {
             }
             // As a KEEP_LAST history replaces a sample, this one is lost to the readers hoarding
             // loans; the writer never blocks.
-            self.skip_position(st);
+            if need.slot() {
+                self.skip_position(st);
+            }
             return Ok(Room::Skip);
         }
     }
@@ -411,10 +426,10 @@ impl RingWriter {
 
     /// Where a payload of `size` (rounded) bytes goes with nothing freed (`None`: a slot alone,
     /// which goes at 0), while fewer than `lazy_free_below` samples are live, if it fits in a free
-    /// slot and in the arena's committed pages.
-    fn room_without_freeing(&self, st: &WriterState, size: Option<usize>) -> Option<usize> {
+    /// slot (when it needs one, `slot`) and in the arena's committed pages.
+    fn room_without_freeing(&self, st: &WriterState, size: Option<usize>, slot: bool) -> Option<usize> {
         // lazy_free_below() <= slots / 4: the slot count itself never stands in the way here.
-        if st.live.len() >= self.lazy_free_below() || self.holder_of_head_slot(st).is_some() {
+        if st.live.len() >= self.lazy_free_below() || (slot && self.holder_of_head_slot(st).is_some()) {
             return None;
         }
         let Some(size) = size else { return Some(0) };
@@ -519,16 +534,17 @@ impl RingWriter {
     }
 
     /// Lends `len` arena bytes for the caller to fill in place (a loaned sample), waiting for room
-    /// as [`RingWriter::publish`] does; they start [`LENT_LEAD`] bytes into their allocation.
-    /// Several loans may be out at once, and samples published meanwhile: each loan takes its
-    /// position when it is published ([`RingWriter::publish_lent`]) and frees its bytes when given
-    /// back ([`RingWriter::give_back`]). Until then, its bytes hold up the reuse of the arena
-    /// beyond them (`allocs`), so loans should not be kept long. `None` when the ring's samples are
-    /// all pinned and the sample would be dropped ([`Room::Skip`]): the caller fills a buffer of
-    /// its own, whose publication is dropped too.
+    /// in the arena as [`RingWriter::publish`] does (a loan needs no slot before it is published);
+    /// they start [`LENT_LEAD`] bytes into their allocation. Several loans may be out at once, and
+    /// samples published meanwhile: each loan takes its position when it is published
+    /// ([`RingWriter::publish_lent`]) and frees its bytes when given back
+    /// ([`RingWriter::give_back`]). Until then, its bytes hold up the reuse of the arena beyond
+    /// them (`allocs`), so loans should not be kept long. `None`, with no position skipped, when
+    /// pinned samples leave no room ([`Room::Skip`]): the caller fills a buffer of its own, and its
+    /// write decides the sample's fate.
     pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let alloc = len.checked_add(LENT_LEAD).ok_or_else(|| Error::bad_argument("a loan of usize::MAX bytes"))?;
-        let (mut st, at) = self.room_locked(Need::Bytes(alloc), deadline)?;
+        let (mut st, at) = self.room_locked(Need::Arena(alloc), deadline)?;
         let Some(at) = at else { return Ok(None) };
         let size = align_up(alloc, ALLOC_ALIGN);
         self.commit_to(&mut st, at + size)?;
