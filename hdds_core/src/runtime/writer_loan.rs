@@ -41,7 +41,7 @@ impl Writer {
     /// one long. A reliable KEEP_ALL writer waits for room up to max_blocking_time, as a write
     /// does. A `len` above [`super::MAX_SAMPLE_BYTES`] fails with [`ErrorKind::BadArgument`].
     pub fn loan(&self, len: usize) -> Result<WriterLoan<'_>> {
-        super::check_sample_len(len, "a loan")?;
+        // loan_in_shared_memory refuses a `len` beyond a sample before the heap buffer below.
         Ok(match self.loan_in_shared_memory(len)? {
             Some(loan) => loan,
             None => WriterLoan { writer: self, buf: Buf::Heap(vec![0; len]), published: false },

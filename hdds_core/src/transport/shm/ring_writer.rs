@@ -574,12 +574,10 @@ impl RingWriter {
             return Ok(None);
         }
         let (mut st, room) = self.room_locked(Need::Slot, deadline)?;
-        let Some(a) = st.lent_mut(id) else { return Ok(None) };
         if room.is_none() {
-            a.use_ = Use::Freed;
-            st.reclaim();
-            return Ok(Some(st.head - 1));
+            return Ok(st.give_back(id).then_some(st.head - 1));
         }
+        let Some(a) = st.lent_mut(id) else { return Ok(None) };
         a.use_ = Use::Sample;
         let l = Live { pos: 0, offset: a.offset, len: a.len };
         Ok(Some(self.stamp(&mut st, desc, l, LENT_LEAD, len)))
@@ -587,11 +585,7 @@ impl RingWriter {
 
     /// The caller dropped loan `id` unpublished: its bytes are free again.
     pub(crate) fn give_back(&self, id: LentId) {
-        let mut st = self.lock();
-        if let Some(a) = st.lent_mut(id) {
-            a.use_ = Use::Freed;
-            st.reclaim();
-        }
+        self.lock().give_back(id);
     }
 
     /// Writes the descriptor of the next position for the payload of `len` bytes that starts `lead`
@@ -645,6 +639,13 @@ impl WriterState {
     /// The allocation of loan `id`, if it is a loan out.
     fn lent_mut(&mut self, id: LentId) -> Option<&mut Alloc> {
         self.allocs.iter_mut().find(|a| a.offset == id.offset && a.use_ == Use::Lent(id.serial))
+    }
+
+    /// Frees the bytes of loan `id`, if it is a loan out ([`WriterState::release`]); true if it was.
+    fn give_back(&mut self, id: LentId) -> bool {
+        let Some(offset) = self.lent_mut(id).map(|a| a.offset) else { return false };
+        self.release(offset);
+        true
     }
 
     /// The allocation at `offset` is not needed any more; its bytes are reused once every older
