@@ -137,15 +137,24 @@ fn to_big_endian(le: &[u8]) -> Vec<u8> {
     out
 }
 
-#[test]
-fn spec_defaults_for_absent_policies() {
-    let g = Guid::new(prefix(), EntityId::user(1, EntityKind::UserWriterWithKey));
+/// An endpoint's data with only the mandatory parameters (GUID, topic "T", type "X"), then `extra`.
+fn minimal_endpoint(g: Guid, extra: &[(ParameterId, &[u8])]) -> Vec<u8> {
     let mut v = Vec::new();
     let mut w = ParameterListWriter::payload(&mut v, Endian::Little);
     w.put_guid(pid::PID_ENDPOINT_GUID, &g).unwrap();
     w.put_str(pid::PID_TOPIC_NAME, "T").unwrap();
     w.put_str(pid::PID_TYPE_NAME, "X").unwrap();
+    for (id, value) in extra {
+        w.put(*id, value).unwrap();
+    }
     w.finish();
+    v
+}
+
+#[test]
+fn spec_defaults_for_absent_policies() {
+    let g = Guid::new(prefix(), EntityId::user(1, EntityKind::UserWriterWithKey));
+    let mut v = minimal_endpoint(g, &[]);
     let d = DiscoveredWriterData::decode(&v, &header(VENDOR_ID_CYCLONE)).unwrap();
     assert_eq!(d.qos, EndpointQos::spec_default(EndpointKind::Writer));
     assert_eq!(d.qos.reliability, Reliability::Reliable);
@@ -231,13 +240,7 @@ fn missing_mandatory_parameters_and_bad_values() {
 #[test]
 fn vendor_specific_ids_only_from_their_vendor() {
     let g = Guid::new(prefix(), EntityId::user(1, EntityKind::UserReaderNoKey));
-    let mut v = Vec::new();
-    let mut w = ParameterListWriter::payload(&mut v, Endian::Little);
-    w.put_guid(pid::PID_ENDPOINT_GUID, &g).unwrap();
-    w.put_str(pid::PID_TOPIC_NAME, "T").unwrap();
-    w.put_str(pid::PID_TYPE_NAME, "X").unwrap();
-    w.put(fastdds::PID_DISABLE_POSITIVE_ACKS, &[1, 0, 0, 0]).unwrap();
-    w.finish();
+    let v = minimal_endpoint(g, &[(fastdds::PID_DISABLE_POSITIVE_ACKS, &[1, 0, 0, 0])]);
     let fast = DiscoveredReaderData::decode(&v, &header(VENDOR_ID_FASTDDS)).unwrap();
     assert!(fast.qos.disable_positive_acks);
     assert!(fast.ignored_pids.is_empty());
