@@ -106,7 +106,7 @@ impl WriterShared {
         Self::spare_or_new(&mut self.lock(), len)
     }
 
-    pub(super) fn spare_or_new(st: &mut WriterState, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
+    fn spare_or_new(st: &mut WriterState, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
         match st.spare.iter().position(|b| b.len() == len) {
             Some(i) => crate::arc_bytes::reuse(st.spare.swap_remove(i)),
             None => crate::arc_bytes::uninit(len),
