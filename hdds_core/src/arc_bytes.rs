@@ -16,6 +16,7 @@ pub(crate) fn uninit(len: usize) -> Arc<[MaybeUninit<u8>]> {
 ///
 /// # Safety
 /// Every element of `buf` is initialized.
+#[link_section = ".text.hot.hdds"]
 pub(crate) unsafe fn assume_init(buf: Arc<[MaybeUninit<u8>]>) -> Arc<[u8]> {
     // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, so the pointer from `Arc::into_raw` is that
     // of an `Arc<[u8]>` of the same length and allocation; the caller guarantees every byte is

@@ -47,6 +47,7 @@ const CLOCK_EVERY: u32 = 8;
 /// Looks at `done` until it is true (true) or `bound` has passed since the call (false), with a
 /// `pause` between looks and, past the first microsecond of a short bound, yields (module
 /// comment). `done` is looked at once even with a zero bound.
+#[link_section = ".text.hot.hdds"]
 pub(crate) fn spin_until(bound: Duration, mut done: impl FnMut() -> bool) -> bool {
     if done() {
         return true;
@@ -114,6 +115,7 @@ pub(crate) struct Pace {
 impl Pace {
     /// Runs one wait: `wait(start, spin)` gets the time it started and how long it may spin (the
     /// configured `bound`, or zero after a long wait), and its length is recorded for the next.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn wait<R>(&self, bound: Duration, wait: impl FnOnce(Instant, Duration) -> R) -> R {
         self.wait_if_waited(bound, |start, spin| (wait(start, spin), Waited::Slept))
     }
@@ -135,6 +137,7 @@ impl Pace {
     }
 
     /// How long the next wait spins, given the configured bound.
+    #[link_section = ".text.hot.hdds"]
     fn bound(&self, spin: Duration) -> Duration {
         if spin.is_zero() {
             return spin;
@@ -148,6 +151,7 @@ impl Pace {
     }
 
     /// A wait that started at `start` ended now.
+    #[link_section = ".text.hot.hdds"]
     fn record(&self, start: Instant) {
         let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.last_ns.store(ns.max(1), Ordering::Relaxed);

@@ -95,6 +95,7 @@ mod tsc {
         })
     }
 
+    #[link_section = ".text.hot.hdds"]
     pub(super) fn now() -> Timestamp {
         if !usable() {
             return system_now();
@@ -111,6 +112,7 @@ mod tsc {
     /// Reads the system clock, between two counter readings, and takes it as the thread's anchor
     /// when it is a millisecond or more past the last (measuring the rate between the two).
     #[cold]
+    #[link_section = ".text.hot.hdds"]
     fn reanchor(a: Anchor) -> Timestamp {
         let t0 = counter();
         let ns = system_now();

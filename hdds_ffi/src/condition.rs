@@ -49,6 +49,7 @@ pub extern "C" fn hdds_guard_condition_destroy(condition: *mut HddsGuardConditio
 /// Triggers the condition: every wait set waiting on it wakes, and the next wait that includes
 /// it finds it ready (and resets it). Thread-safe.
 #[no_mangle]
+#[link_section = ".text.hot.hdds"]
 pub extern "C" fn hdds_guard_condition_trigger(condition: *const HddsGuardCondition) -> HddsRet {
     guard("hdds_guard_condition_trigger", || {
         arg(condition, "condition")?.inner.trigger();

@@ -105,6 +105,7 @@ pub extern "C" fn hdds_writer_destroy(writer: *mut HddsWriter) {
 /// encapsulation header. Stores the sample's sequence number in *out_sequence_number unless it is
 /// NULL. Thread-safe: concurrent writes are numbered and delivered in one order.
 #[no_mangle]
+#[link_section = ".text.hot.hdds"]
 pub extern "C" fn hdds_writer_write(
     writer: *const HddsWriter,
     data: *const u8,
@@ -135,6 +136,7 @@ pub type HddsSampleFiller =
 /// returns false nothing is written and HDDS_RET_ERROR is returned (the filler says why, e.g. in
 /// its own `user` state). Thread-safe.
 #[no_mangle]
+#[link_section = ".text.hot.hdds"]
 pub extern "C" fn hdds_writer_write_into(
     writer: *const HddsWriter,
     len: usize,
@@ -346,6 +348,7 @@ pub type HddsSampleReader =
 /// leaves alone until the call returns (from the first call on, such samples wait in the reader's
 /// history in place; see hdds_reader_take_loan for what that means to the writer). Thread-safe.
 #[no_mangle]
+#[link_section = ".text.hot.hdds"]
 pub extern "C" fn hdds_reader_take_with(
     reader: *const HddsReader,
     read: HddsSampleReader,

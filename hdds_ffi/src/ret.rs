@@ -68,23 +68,33 @@ pub(crate) fn guard(function: &str, body: impl FnOnce() -> Result<(), Error>) ->
 /// Like [`guard`], for bodies whose success has more than one code (HDDS_RET_NO_DATA after a take
 /// that found nothing, HDDS_RET_TIMEOUT after a wait): those are outcomes, not failures, and leave
 /// the last-error message alone.
+///
+/// Inlined into every entry point, with its failures out of line: an entry point on every
+/// sample's path is then one hot function (see docs/engine.md, "Code layout").
+#[inline(always)]
 pub(crate) fn guard_ret(function: &str, body: impl FnOnce() -> Result<HddsRet, Error>) -> HddsRet {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(code)) => code,
-        Ok(Err(e)) => {
-            set_last_error(function, e.message());
-            e.kind().into()
-        }
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            set_last_error(function, &format!("internal error (please report it): {what}"));
-            HddsRet::Error
-        }
+        Ok(Err(e)) => failed(function, &e),
+        Err(panic) => panicked(function, &*panic),
     }
+}
+
+#[cold]
+fn failed(function: &str, e: &Error) -> HddsRet {
+    set_last_error(function, e.message());
+    e.kind().into()
+}
+
+#[cold]
+fn panicked(function: &str, panic: &(dyn std::any::Any + Send)) -> HddsRet {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    set_last_error(function, &format!("internal error (please report it): {what}"));
+    HddsRet::Error
 }
 
 /// Runs a function that cannot report errors (destructors): a panic is swallowed and recorded.

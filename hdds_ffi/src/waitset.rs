@@ -74,6 +74,7 @@ pub extern "C" fn hdds_waitset_destroy(waitset: *mut HddsWaitSet) {
 /// meanwhile is allowed. Not thread-safe for one wait set (one wait at a time); distinct wait
 /// sets may wait on the same entities from any threads.
 #[no_mangle]
+#[link_section = ".text.hot.hdds"]
 pub extern "C" fn hdds_waitset_wait(
     waitset: *mut HddsWaitSet,
     entries: *mut HddsWaitEntry,
@@ -111,6 +112,7 @@ pub(crate) fn timeout_arg(timeout_ns: i64) -> Result<Option<Duration>, Error> {
     }
 }
 
+#[link_section = ".text.hot.hdds"]
 fn check_entry(i: usize, e: &HddsWaitEntry) -> Result<(), Error> {
     if e.handle.is_null() {
         return Err(Error::bad_argument(format!("entries[{i}].handle is NULL")));

@@ -4,6 +4,7 @@
 
 #include "detail/context.hpp"
 #include "detail/guard_condition.hpp"
+#include "detail/hot.hpp"
 #include "detail/identifier.hpp"
 #include "rmw/error_handling.h"
 #include "rmw/impl/cpp/macros.hpp"
@@ -32,7 +33,7 @@ rmw_destroy_guard_condition(rmw_guard_condition_t * guard_condition)
   return RMW_RET_OK;
 }
 
-rmw_ret_t
+RMW_HDDS_HOT rmw_ret_t
 rmw_trigger_guard_condition(const rmw_guard_condition_t * guard_condition)
 {
   RMW_CHECK_ARGUMENT_FOR_NULL(guard_condition, RMW_RET_INVALID_ARGUMENT);

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "detail/hot.hpp"
 #include "detail/identifier.hpp"
 #include "detail/network_flow.hpp"
 #include "detail/node.hpp"
@@ -113,7 +114,7 @@ rmw_destroy_publisher(rmw_node_t * node, rmw_publisher_t * publisher)
   return RMW_RET_OK;
 }
 
-rmw_ret_t
+RMW_HDDS_HOT rmw_ret_t
 rmw_publish(
   const rmw_publisher_t * publisher, const void * ros_message,
   rmw_publisher_allocation_t * allocation)

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "detail/hot.hpp"
 #include "detail/identifier.hpp"
 #include "detail/network_flow.hpp"
 #include "detail/node.hpp"
@@ -134,7 +135,7 @@ rmw_subscription_get_actual_qos(const rmw_subscription_t * subscription, rmw_qos
   return RMW_RET_OK;
 }
 
-rmw_ret_t
+RMW_HDDS_HOT rmw_ret_t
 rmw_take(
   const rmw_subscription_t * subscription, void * ros_message, bool * taken,
   rmw_subscription_allocation_t * allocation)
@@ -146,7 +147,7 @@ rmw_take(
   return impl_of(subscription)->take(ros_message, nullptr, taken);
 }
 
-rmw_ret_t
+RMW_HDDS_HOT rmw_ret_t
 rmw_take_with_info(
   const rmw_subscription_t * subscription, void * ros_message, bool * taken,
   rmw_message_info_t * message_info, rmw_subscription_allocation_t * allocation)

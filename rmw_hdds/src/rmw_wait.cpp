@@ -3,6 +3,7 @@
 // Wait sets and rmw_wait.
 
 #include "detail/context.hpp"
+#include "detail/hot.hpp"
 #include "detail/identifier.hpp"
 #include "detail/wait_set.hpp"
 #include "rmw/allocators.h"
@@ -50,7 +51,7 @@ rmw_destroy_wait_set(rmw_wait_set_t * wait_set)
   return RMW_RET_OK;
 }
 
-rmw_ret_t
+RMW_HDDS_HOT rmw_ret_t
 rmw_wait(
   rmw_subscriptions_t * subscriptions, rmw_guard_conditions_t * guard_conditions,
   rmw_services_t * services, rmw_clients_t * clients, rmw_events_t * events,

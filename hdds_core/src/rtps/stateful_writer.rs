@@ -309,6 +309,7 @@ impl StatefulWriter {
         self.write_for(now, payload, meta, Some(reader), out)
     }
 
+    #[link_section = ".text.hot.hdds"]
     fn write_for(
         &mut self,
         now: Instant,
@@ -429,6 +430,7 @@ impl StatefulWriter {
     }
 
     /// When `on_timer` should next be called.
+    #[link_section = ".text.hot.hdds"]
     pub fn next_deadline(&self) -> Option<Instant> {
         let mut next = (self.reliable_count > 0).then(|| self.last_hb + self.hb_interval());
         let throttled = self.tick_spent >= self.cfg.repair_budget;

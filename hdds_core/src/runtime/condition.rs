@@ -34,6 +34,7 @@ impl GuardCondition {
     }
 
     /// Raises the flag and wakes every wait set waiting on this condition. Thread-safe.
+    #[link_section = ".text.hot.hdds"]
     pub fn trigger(&self) {
         super::handoff::forget();
         self.triggered.store(true, Ordering::SeqCst);

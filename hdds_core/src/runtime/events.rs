@@ -58,6 +58,7 @@ fn queue(e: &Arc<Events>, call: Call) {
 }
 
 /// Runs the listener calls this thread queued. Call with no engine lock held.
+#[link_section = ".text.hot.hdds"]
 pub(crate) fn run_listeners() {
     loop {
         // One at a time, the queue unborrowed: a callback may write, which queues and runs more.
@@ -77,6 +78,7 @@ impl Events {
 
     /// A sample was added to the reader's history: queues the data listener's call. The attached
     /// wait sets are notified by `ReaderShared::wake`, once per datagram on the receive thread.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn sample_added(self: &Arc<Self>) {
         if self.data_listener.is_set() {
             queue(self, Call::Data);

@@ -110,6 +110,7 @@ impl ReaderKeys {
 /// under a reader's history lock made the taking thread wait for the allocator), or to reuse its
 /// buffer ([`crate::runtime::writer`]'s spare buffers). More than one goes only when a queue is
 /// over its depth, which does not happen: those are dropped here.
+#[link_section = ".text.hot.hdds"]
 pub(crate) fn admit(queue: &mut VecDeque<Sample>, keyed: bool, depth: Option<usize>, sample: Sample) -> Option<Sample> {
     let mut replaced = None;
     if let Some(depth) = depth {

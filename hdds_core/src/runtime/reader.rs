@@ -244,6 +244,7 @@ impl Reader {
 
     /// Takes the oldest sample, if there is one.
     /// Samples whose writer's LIFESPAN has passed are dropped on the way.
+    #[link_section = ".text.hot.hdds"]
     pub fn take(&self) -> Option<Sample> {
         let mut s = self.pop();
         if let Some(s) = &mut s {
@@ -253,6 +254,7 @@ impl Reader {
     }
 
     /// [`Reader::take`], leaving a payload in place if it is.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn pop(&self) -> Option<Sample> {
         let mut st = self.shared.lock();
         let mut s = st.queue.pop_front();
@@ -386,6 +388,7 @@ impl Reader {
 
     /// The shared-memory side of the reader's participant, when a same-host writer delivers to
     /// the reader through it.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn shm_port(&self) -> Option<&Arc<super::net::shm::ShmPort>> {
         if self.shared.shm_writers.load(Ordering::Relaxed) == 0 {
             return None;

@@ -53,6 +53,7 @@ impl Reader {
     /// them: a same-host payload of [`PIN_FROM`] bytes or more is read in its writer's ring (the
     /// module comment says how, from the first call on). The sample is let go (unpinned) when
     /// `read` returns; `None` (and no call) when there is no sample.
+    #[link_section = ".text.hot.hdds"]
     pub fn take_with<R>(&self, read: impl FnOnce(&[u8], &SampleInfo) -> R) -> Option<R> {
         self.shared.pin_from.fetch_min(PIN_FROM, Ordering::Relaxed);
         let sample = self.pop()?;

@@ -85,6 +85,7 @@ impl ReaderShared {
     /// Adds a same-process sample to the history (dropping the oldest one, of its instance on
     /// keyed topics, when a KEEP_LAST history is full) and wakes the waiters. The writer sets the
     /// reception timestamp: the write's own time, read once for all its readers.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn deliver(&self, sample: Sample) -> Option<Sample> {
         if !self.passes_filter(&sample) {
             return None;
@@ -97,6 +98,7 @@ impl ReaderShared {
     /// Adds a sample to the history, queues the data listener's call and renews the deadline;
     /// waiting threads and wait sets are left to [`Self::wake`]. `None` when a best-effort KEEP_ALL
     /// history is full: the sample is dropped and counted.
+    #[link_section = ".text.hot.hdds"]
     fn push(&self, sample: Sample) -> Option<Pushed> {
         let mut st = self.lock();
         // A best-effort KEEP_ALL history refuses the newcomer at its cap (DDS: KEEP_ALL keeps what
@@ -145,6 +147,7 @@ impl ReaderShared {
 
     /// Whether the content filter, if any, lets the sample in. Samples without data (disposals)
     /// always pass: the filter looks at data.
+    #[link_section = ".text.hot.hdds"]
     fn passes_filter(&self, sample: &Sample) -> bool {
         // A delivery that misses a filter being set is one that raced with the set: as if it had
         // come just before it (the lock below does not order them more than that either).
@@ -177,6 +180,7 @@ impl ReaderShared {
     /// writer's ring (`d.payload` is then empty; keyless readers only, [`Self::pin_from`]). When
     /// it was added: whether a thread sleeps in `wait_for_data` (for [`Self::wake_with`], which
     /// then needs no second look under the history lock).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn deliver_remote_pinned(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> Option<bool> {
         let sample = self.remote_sample(d, pin, now)?;
         self.push(sample).map(|p| p.waiting)
@@ -184,6 +188,7 @@ impl ReaderShared {
 
     /// The sample a remote delivery makes for this reader, received at `now`: `None` for what it
     /// does not hand out (a keyless reader's disposals, an empty payload, what its filter refuses).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn remote_sample(&self, d: Delivery, pin: Option<PinnedSample>, now: Timestamp) -> Option<Sample> {
         let status = StatusInfo(d.meta.status_info);
         let pinned = pin.map(Arc::new);

@@ -67,6 +67,7 @@ impl Sample {
     }
 
     /// Copies a payload left in place into `data` (and lets go of the writer's ring).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn unpin(&mut self) {
         if let Some(p) = self.pinned.take() {
             self.data = Arc::from(p.bytes());

@@ -84,6 +84,7 @@ pub(crate) struct WaitCore {
 }
 
 impl WaitCore {
+    #[link_section = ".text.hot.hdds"]
     fn signal(&self) {
         // Only the signal that raises the flag wakes anyone: a flag already raised was raised by a
         // signal that woke the sleeper (or by the waiting thread itself, which looks at the flag
@@ -116,6 +117,7 @@ impl WaitCore {
     /// passed since the call (a ring that readies nothing, the writer's own or another reader's,
     /// does not end the spinning): `Some` when signalled, saying whether it slept, `None` at the
     /// deadline. Also returns the doorbell count up to which everything was drained.
+    #[link_section = ".text.hot.hdds"]
     fn sleep_on_bell(&self, port: &ShmPort, spin: Duration, deadline: Option<Instant>) -> (Option<Waited>, u32) {
         let spin_from = Instant::now();
         let mut how = Waited::InSpin;
@@ -139,6 +141,7 @@ impl WaitCore {
         }
     }
 
+    #[link_section = ".text.hot.hdds"]
     fn reset(&self) {
         let mut s = lock(&self.signalled);
         *s = false;
@@ -147,6 +150,7 @@ impl WaitCore {
 
     /// Sleeps until signalled (`Some`, saying whether the spin ended it) or `deadline` passes
     /// (`None`), spinning up to `spin` first. A `deadline` of `None` waits forever.
+    #[link_section = ".text.hot.hdds"]
     fn sleep(&self, spin: Duration, deadline: Option<Instant>) -> Option<Waited> {
         let spin = deadline.map_or(spin, |d| spin.min(d.saturating_duration_since(Instant::now())));
         // A signal during the spin raises the flag without a notify (nobody counted as sleeping).
@@ -195,6 +199,7 @@ impl Waiters {
     /// otherwise block on the lock while this thread is still in the futex call that woke it (a
     /// second sleep and wake-up per sample). A wait set detached meanwhile gets a spurious
     /// signal, which a wait tolerates (it resets the flag before it looks).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn notify(&self) {
         const FEW: usize = 4;
         let mut few: [Option<Arc<WaitCore>>; FEW] = Default::default();
@@ -244,6 +249,7 @@ impl Target<'_> {
     }
 
     /// Whether the entry is ready now (consuming a guard condition's trigger).
+    #[link_section = ".text.hot.hdds"]
     fn poll(&self) -> bool {
         match self {
             Target::ReaderData(r) => r.available() > 0,
@@ -324,6 +330,7 @@ impl WaitSet {
     /// Waits until an entry is ready or `timeout` passes (`None`: forever; zero: just look).
     /// Sets each entry's ready flag and returns whether any is ready. Guard conditions found
     /// ready are reset. With no entries it sleeps for the timeout.
+    #[link_section = ".text.hot.hdds"]
     pub fn wait<L: WaitList + ?Sized>(&mut self, entries: &mut L, timeout: Option<Duration>) -> bool {
         if timeout == Some(Duration::ZERO) {
             return poll_all(entries);
@@ -345,6 +352,7 @@ impl WaitSet {
     }
 
     /// The wait proper: whether an entry is ready, and how long it had to wait for one.
+    #[link_section = ".text.hot.hdds"]
     fn wait_from<L: WaitList + ?Sized>(
         &mut self,
         start: Instant,

@@ -58,6 +58,7 @@ pub const KEEP_ALL_MAX_SAMPLES: usize = 1024;
 pub const MAX_SAMPLE_BYTES: usize = u32::MAX as usize;
 
 /// Refuses a sample length larger than [`MAX_SAMPLE_BYTES`], saying so.
+#[link_section = ".text.hot.hdds"]
 fn check_sample_len(len: usize, what: &str) -> Result<()> {
     if len > MAX_SAMPLE_BYTES {
         return Err(Error::bad_argument(format!(
@@ -211,6 +212,7 @@ impl Writer {
     /// number. A reliable KEEP_ALL writer whose history is full of unacknowledged samples waits up
     /// to max_blocking_time for remote readers to acknowledge, then fails with
     /// [`ErrorKind::Timeout`].
+    #[link_section = ".text.hot.hdds"]
     pub fn write(&self, payload: &[u8]) -> Result<i64> {
         self.write_with(payload, &WriteOptions::default())
     }
@@ -231,6 +233,7 @@ impl Writer {
     /// [`Writer::write_change`]; `lent` when `payload` already sits in the ring, lent there (a
     /// loaned sample, [`WriterLoan`]); `owned` when `payload` is already the sample's own buffer (it is
     /// then shared, not copied: [`Writer::write_into`]).
+    #[link_section = ".text.hot.hdds"]
     fn write_inner(
         &self,
         payload: &[u8],
@@ -246,6 +249,7 @@ impl Writer {
 
     /// [`Writer::write_inner`] but for the listener calls the write queued, which the caller runs
     /// once it holds no engine lock (the ring's turn included: a listener may write).
+    #[link_section = ".text.hot.hdds"]
     fn write_core(
         &self,
         payload: &[u8],
@@ -391,6 +395,7 @@ impl Writer {
 
     /// Puts the sample into the ring for same-host readers (`lent`: it is there already, a loan
     /// filled in place, and only needs its descriptor).
+    #[link_section = ".text.hot.hdds"]
     fn publish_shm(
         &self,
         shm: &ShmWriter,

@@ -79,6 +79,7 @@ impl Writer {
     /// # Safety
     /// When `fill` returns `Ok(n)`, it has initialized the first `n` bytes of its buffer (n may
     /// be less than `len`; more is an error).
+    #[link_section = ".text.hot.hdds"]
     pub unsafe fn write_into(
         &self,
         len: usize,
@@ -136,6 +137,7 @@ impl Writer {
 }
 
 /// What a [`Writer::write_into`] filler returned, checked against the buffer's `len`.
+#[link_section = ".text.hot.hdds"]
 fn filled(r: Result<usize>, len: usize) -> Result<usize> {
     match r? {
         written if written > len => Err(Error::bad_argument(format!(

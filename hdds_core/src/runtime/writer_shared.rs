@@ -102,6 +102,7 @@ impl WriterShared {
     }
 
     /// A buffer of `len` bytes for a sample's payload: a spare one of that size, or a new one.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn buffer(&self, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
         Self::spare_or_new(&mut self.lock(), len)
     }

@@ -87,6 +87,7 @@ impl Guid {
     }
 
     /// The 16 bytes as they go on the wire (and as ROS uses them for a gid).
+    #[link_section = ".text.hot.hdds"]
     pub fn to_bytes(&self) -> [u8; 16] {
         let mut b = [0u8; 16];
         b[..12].copy_from_slice(&self.prefix.0);

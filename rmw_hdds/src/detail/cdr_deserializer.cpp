@@ -13,6 +13,7 @@
 #include "detail/cdr_access.hpp"
 #include "detail/cdr_codec.hpp"
 #include "detail/copy_bytes.hpp"
+#include "detail/hot.hpp"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -67,7 +68,7 @@ public:
   Reader(const Plan & top, const uint8_t * buf, size_t len, bool swap)
   : top_(top), buf_(buf), len_(len), swap_(swap) {}
 
-  rmw_ret_t message(const Plan & plan, uint8_t * base)
+  RMW_HDDS_HOT rmw_ret_t message(const Plan & plan, uint8_t * base)
   {
     if (plan.empty) {
       if (left() < 1) {
@@ -380,7 +381,7 @@ private:
 };
 }  // namespace
 
-rmw_ret_t read_body(const Plan & plan, const uint8_t * body, size_t size, bool swap, void * msg)
+RMW_HDDS_HOT rmw_ret_t read_body(const Plan & plan, const uint8_t * body, size_t size, bool swap, void * msg)
 {
   auto base = static_cast<uint8_t *>(msg);
   try {

@@ -8,6 +8,7 @@
 #include "detail/cdr_access.hpp"
 #include "detail/cdr_codec.hpp"
 #include "detail/copy_bytes.hpp"
+#include "detail/hot.hpp"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -89,7 +90,7 @@ public:
   Writer(const Plan & top, Cursor & out)
   : top_(top), out_(out) {}
 
-  bool message(const Plan & plan, const uint8_t * base)
+  RMW_HDDS_HOT bool message(const Plan & plan, const uint8_t * base)
   {
     if (plan.empty) {
       const uint8_t zero = 0;
@@ -365,7 +366,7 @@ bool run_writer(const Plan & plan, const void * msg, Cursor & cursor)
 }
 }  // namespace
 
-bool body_size(const Plan & plan, const void * msg, size_t * size)
+RMW_HDDS_HOT bool body_size(const Plan & plan, const void * msg, size_t * size)
 {
   SizeCursor cursor;
   if (!run_writer(plan, msg, cursor)) {
@@ -375,7 +376,7 @@ bool body_size(const Plan & plan, const void * msg, size_t * size)
   return true;
 }
 
-bool write_body(
+RMW_HDDS_HOT bool write_body(
   const Plan & plan, const void * msg, uint8_t * dst, size_t capacity, size_t * written)
 {
   BufferCursor cursor{dst, capacity};

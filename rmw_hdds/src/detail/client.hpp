@@ -25,6 +25,7 @@
 #include <mutex>
 #include <vector>
 
+#include "detail/hot.hpp"
 #include "detail/service_endpoints.hpp"
 #include "detail/service_format.hpp"
 #include "detail/wait_set.hpp"
@@ -52,7 +53,7 @@ public:
   // client of the service (take_response then reports taken = false).
   const HddsReader * reader() const {return endpoints_->reader();}
   // rmw_wait waits for data on the reply reader.
-  HddsWaitEntry wait_entry() const override
+  RMW_HDDS_HOT HddsWaitEntry wait_entry() const override
   {
     HddsWaitEntry e{};
     e.kind = HDDS_WAIT_READER_DATA;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "detail/hot.hpp"
 #include "detail/qos_mapping.hpp"
 #include "rmw/error_handling.h"
 #include "rmw/events_statuses/events_statuses.h"
@@ -85,7 +86,7 @@ bool EventSource::supports(rmw_event_type_t type) const
   return status_bit(type) != 0 && is_reader_event(type) == is_reader();
 }
 
-HddsWaitEntry EventSource::wait_entry(rmw_event_type_t type) const
+RMW_HDDS_HOT HddsWaitEntry EventSource::wait_entry(rmw_event_type_t type) const
 {
   HddsWaitEntry entry{};
   entry.kind = is_reader() ? HDDS_WAIT_READER_STATUS : HDDS_WAIT_WRITER_STATUS;

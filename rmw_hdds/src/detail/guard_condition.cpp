@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "detail/context.hpp"
+#include "detail/hot.hpp"
 #include "detail/identifier.hpp"
 #include "rmw/allocators.h"
 #include "rmw/error_handling.h"
@@ -32,7 +33,7 @@ GuardCondition * GuardCondition::create(const HddsParticipant * participant)
   return gc;
 }
 
-rmw_ret_t GuardCondition::trigger() const
+RMW_HDDS_HOT rmw_ret_t GuardCondition::trigger() const
 {
   if (hdds_guard_condition_trigger(handle_.get()) != HDDS_RET_OK) {
     RMW_SET_ERROR_MSG(("rmw_hdds: cannot trigger the guard condition: " + last_error()).c_str());

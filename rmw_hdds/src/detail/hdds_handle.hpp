@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "detail/hot.hpp"
 #include "hdds/hdds.h"
 #include "rmw/error_handling.h"
 #include "rmw/ret_types.h"
@@ -61,7 +62,7 @@ inline void set_hdds_error(const char * what)
 // unwind into: an exception becomes RMW_RET_BAD_ALLOC or RMW_RET_ERROR with a message naming
 // what was `doing` ("serializing a message").
 template<typename F>
-rmw_ret_t in_engine_callback(const char * doing, F && f) noexcept
+RMW_HDDS_HOT rmw_ret_t in_engine_callback(const char * doing, F && f) noexcept
 {
   try {
     return std::forward<F>(f)();

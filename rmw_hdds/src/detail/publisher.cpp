@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "detail/gid.hpp"
+#include "detail/hot.hpp"
 #include "detail/names.hpp"
 #include "detail/node.hpp"
 #include "detail/qos_mapping.hpp"
@@ -99,7 +100,7 @@ Publisher::~Publisher()
 namespace
 {
 // What an engine write returned, as rmw says it (a KEEP_ALL writer that waited too long: timeout).
-rmw_ret_t publish_result(HddsRet r)
+RMW_HDDS_HOT rmw_ret_t publish_result(HddsRet r)
 {
   if (r == HDDS_RET_OK) {
     return RMW_RET_OK;
@@ -114,7 +115,7 @@ rmw_ret_t Publisher::write(const uint8_t * data, size_t len) const
   return publish_result(hdds_writer_write(writer_.get(), data, len, nullptr));
 }
 
-rmw_ret_t Publisher::publish(const void * ros_message) const
+RMW_HDDS_HOT rmw_ret_t Publisher::publish(const void * ros_message) const
 {
   size_t size = 0;
   rmw_ret_t ret = type_support_.serialized_size(ros_message, &size);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "detail/hot.hpp"
 #include "rmw/error_handling.h"
 #include "rmw/qos_profiles.h"
 
@@ -23,7 +24,7 @@ int64_t duration_policy(const rmw_time_t & t)
 }
 }  // namespace
 
-int64_t duration_to_ns(const rmw_time_t & t)
+RMW_HDDS_HOT int64_t duration_to_ns(const rmw_time_t & t)
 {
   const rmw_time_t infinite = RMW_DURATION_INFINITE;
   if (rmw_time_equal(t, infinite)) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "detail/hot.hpp"
 #include "detail/service_endpoints.hpp"
 #include "detail/service_format.hpp"
 #include "detail/wait_set.hpp"
@@ -51,7 +52,7 @@ public:
   // a request this service can read (take_request then reports taken = false).
   const HddsReader * reader() const {return endpoints_->reader();}
   // rmw_wait waits for data on the request reader.
-  HddsWaitEntry wait_entry() const override
+  RMW_HDDS_HOT HddsWaitEntry wait_entry() const override
   {
     HddsWaitEntry e{};
     e.kind = HDDS_WAIT_READER_DATA;

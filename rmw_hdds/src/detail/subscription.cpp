@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "detail/gid.hpp"
+#include "detail/hot.hpp"
 #include "detail/names.hpp"
 #include "detail/node.hpp"
 #include "detail/qos_mapping.hpp"
@@ -138,7 +139,7 @@ Subscription::~Subscription()
   reader_.reset();
 }
 
-rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
+RMW_HDDS_HOT rmw_ret_t Subscription::take(void * ros_message, rmw_message_info_t * info, bool * taken)
 {
   auto read = [&](const uint8_t * data, size_t len, const HddsSampleInfo & si) {
       rmw_ret_t ret = type_support_.deserialize(data, len, ros_message);

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "detail/hdds_handle.hpp"
+#include "detail/hot.hpp"
 #include "hdds/hdds.h"
 #include "rmw/error_handling.h"
 #include "rmw/ret_types.h"
@@ -24,7 +25,7 @@ namespace rmw_hdds
 // when a sample was taken and `read` returned RMW_RET_OK; nothing waiting is RMW_RET_OK with
 // *taken false. A sample whose `read` fails is gone (taken) and its error is returned.
 template<typename Read>
-rmw_ret_t take_in_place(const HddsReader * reader, Read & read, bool * taken)
+RMW_HDDS_HOT rmw_ret_t take_in_place(const HddsReader * reader, Read & read, bool * taken)
 {
   struct Call
   {

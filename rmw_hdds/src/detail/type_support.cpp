@@ -16,6 +16,7 @@
 
 #include "detail/cdr_codec.hpp"
 #include "detail/cdr_plan.hpp"
+#include "detail/hot.hpp"
 #include "rcutils/error_handling.h"
 #include "rmw/error_handling.h"
 #include "rmw/serialized_message.h"
@@ -379,7 +380,7 @@ void MessageTypeSupport::delete_message(void * msg) const
   ::operator delete(msg);
 }
 
-rmw_ret_t MessageTypeSupport::serialized_size(const void * msg, size_t * size) const
+RMW_HDDS_HOT rmw_ret_t MessageTypeSupport::serialized_size(const void * msg, size_t * size) const
 {
   size_t body = 0;
   if (!cdr::body_size(*plan_, msg, &body)) {
@@ -389,7 +390,7 @@ rmw_ret_t MessageTypeSupport::serialized_size(const void * msg, size_t * size) c
   return RMW_RET_OK;
 }
 
-rmw_ret_t MessageTypeSupport::serialize(
+RMW_HDDS_HOT rmw_ret_t MessageTypeSupport::serialize(
   const void * msg, uint8_t * dst, size_t capacity, size_t * written) const
 {
   if (capacity < kEncapsulationSize) {
@@ -434,7 +435,7 @@ rmw_ret_t MessageTypeSupport::serialize(const void * msg, rcutils_uint8_array_t 
   return ret;
 }
 
-rmw_ret_t MessageTypeSupport::deserialize(const uint8_t * data, size_t size, void * msg) const
+RMW_HDDS_HOT rmw_ret_t MessageTypeSupport::deserialize(const uint8_t * data, size_t size, void * msg) const
 {
   if (size < kEncapsulationSize || data == nullptr) {
     RMW_SET_ERROR_MSG_WITH_FORMAT_STRING(

@@ -7,6 +7,7 @@
 
 #include "detail/event.hpp"
 #include "detail/guard_condition.hpp"
+#include "detail/hot.hpp"
 #include "detail/qos_mapping.hpp"
 #include "detail/subscription.hpp"
 #include "rmw/error_handling.h"
@@ -71,7 +72,7 @@ WaitSet * WaitSet::create()
   return ws;
 }
 
-rmw_ret_t WaitSet::wait(
+RMW_HDDS_HOT rmw_ret_t WaitSet::wait(
   rmw_subscriptions_t * subscriptions, rmw_guard_conditions_t * guard_conditions,
   rmw_services_t * services, rmw_clients_t * clients, rmw_events_t * events,
   const rmw_time_t * timeout)

@@ -88,6 +88,7 @@ impl WriterPort {
     /// Writes one sample: like `drive` with the machine's write, except that with batching on
     /// what the write produces joins the batch, which moves into `out` only once full. A blocked
     /// write flushes the batch: the readers must see everything before they can acknowledge it.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn write(
         &mut self,
         now: Instant,

@@ -133,6 +133,7 @@ impl Outbox {
 }
 
 impl Drop for Outbox {
+    #[link_section = ".text.hot.hdds"]
     fn drop(&mut self) {
         let cap = self.items.capacity();
         if cap == 0 || cap > SPARE_ITEMS_MAX {

@@ -172,6 +172,7 @@ impl ShmPort {
 
     /// Whether an attached ring has published its reader's next sample (a look, no lock wait: a
     /// drain or a match holding `sources` makes it say no this time).
+    #[link_section = ".text.hot.hdds"]
     fn next_published(&self) -> bool {
         let Ok(sources) = self.sources.try_lock() else { return false };
         // The stamp first: held_back takes a KEEP_ALL reader's history lock, and this runs in a spin.
@@ -185,6 +186,7 @@ impl ShmPort {
     }
 
     /// ... and stops, having drained everything rung up to doorbell count `drained`.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn leave_drainer(&self, drained: u32) {
         self.doorbell.leave_drainer(drained, || self.unread());
     }
@@ -199,6 +201,7 @@ impl ShmPort {
     /// reader's full queue holds a ring back. The reader thread calls it after each wake-up, and so
     /// does an application thread that waits for one of the participant's readers (a wait set in
     /// doorbell mode): the sample then wakes one thread, the one that waits for it.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn drain(&self) -> bool {
         let mut backlog = false;
         // Only while some remote writer has a manual lease (rarely): no lock otherwise.
@@ -287,6 +290,7 @@ impl ShmPort {
     /// looks at every entry, returns, and the history is popped: a dozen lock round trips and the
     /// wait set's lines between seeing the sample and handing it over, most of the busy-polling
     /// hop (results/same_host_notes.md).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn spin_take(&self, reader: &Arc<ReaderShared>, spin: Duration) -> Spun {
         if spin.is_zero() {
             return Spun::Nothing;
@@ -320,6 +324,7 @@ impl ShmPort {
     /// data listener or writers with a LIFESPAN), it has no ring with exactly this one sample
     /// waiting (with more, the history's depth decides which stay: the one read is pushed and the
     /// caller drains the rest), or manual liveliness leases are tracked (a drain renews them).
+    #[link_section = ".text.hot.hdds"]
     fn take_direct(&self, reader: &Arc<ReaderShared>) -> Option<Option<Sample>> {
         if self.leases.tracking() {
             return None;

@@ -44,6 +44,7 @@ impl Timer {
     }
 
     /// Asks for a sweep at `at` (or earlier, if one is already due earlier).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn schedule(&self, at: Option<Instant>) {
         let Some(at) = at else { return };
         let ns = self.ns(at);

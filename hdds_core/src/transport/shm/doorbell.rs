@@ -178,6 +178,7 @@ impl Doorbell {
     /// busy polling), then sleeping for up to `timeout`. `Some` if it rang, or if `ready` held
     /// during the spin (the drainer looks at its rings' next slots there, which a writer fills
     /// before it rings: ShmPort::sleep), saying whether the spin ended it; `None` at the timeout.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn wait(
         &self,
         seen: u32,
@@ -253,6 +254,7 @@ impl Doorbell {
     /// before its writer's ring lands, so "the bell moved" alone would kick the reader thread for
     /// nothing after most samples; a writer publishes before it rings, so once this look at the
     /// bell sees its ring, `unread` sees its sample unless it was drained.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn leave_drainer(&self, drained: u32, unread: impl FnOnce() -> bool) {
         let b = self.bell();
         b.left_at.store(mono_ns(), Ordering::Relaxed);

@@ -352,6 +352,7 @@ impl RingView {
     /// [`RingView::read_next`], leaving a payload of at least `pin_from` bytes in place under a pin
     /// ([`RingPin`]) when the reader holds fewer than `max_pins` (at most `LOAN_WORDS`) pins, else
     /// copying it. (Below some size a copy costs less than a pin: no pin word is taken then.)
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn read_next_pinned(
         self: &Arc<Self>,
         cur: &mut ReaderCursor,
@@ -478,6 +479,7 @@ impl RingView {
 
     /// Whether the sample at the cursor is published: its slot's stamp only, the line a polling
     /// reader watches (a replaced or skipped one is left to [`RingView::has_unread`]).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn next_published(&self, cur: &ReaderCursor) -> bool {
         self.slot(cur.pos).stamp.load(Ordering::Relaxed) == 2 * cur.pos + 2
     }

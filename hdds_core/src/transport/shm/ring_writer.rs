@@ -335,6 +335,7 @@ impl RingWriter {
 
     /// Makes room for what a publish needs, freeing what may be freed; `Wait` when only a
     /// blocking ring's reliable readers stand in the way.
+    #[link_section = ".text.hot.hdds"]
     fn room(&self, st: &mut WriterState, need: Need) -> Result<Room> {
         let size = match need {
             Need::Bytes(len) | Need::Arena(len) => Some(self.refusal(len)?),
@@ -457,6 +458,7 @@ impl RingWriter {
 
     /// Waits for what `need`s room as [`RingWriter::wait_room`] does, returning where the payload
     /// goes (`None`: dropped, [`Room::Skip`]).
+    #[link_section = ".text.hot.hdds"]
     fn room_locked(
         &self,
         need: Need,
@@ -507,6 +509,7 @@ impl RingWriter {
 
     /// Publishes one sample (waiting for room as [`RingWriter::wait_room`] does); returns its ring
     /// position.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<u64> {
         let (mut st, at) = self.room_locked(Need::Bytes(payload.len()), deadline)?;
         let Some(at) = at else { return Ok(st.head - 1) };
@@ -542,6 +545,7 @@ impl RingWriter {
     /// them (`allocs`), so loans should not be kept long. `None`, with no position skipped, when
     /// pinned samples leave no room ([`Room::Skip`]): the caller fills a buffer of its own, and its
     /// write decides the sample's fate.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn reserve(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         let alloc = len.checked_add(LENT_LEAD).ok_or_else(|| Error::bad_argument("a loan of usize::MAX bytes"))?;
         let (mut st, at) = self.room_locked(Need::Arena(alloc), deadline)?;
@@ -563,6 +567,7 @@ impl RingWriter {
     /// sample nobody pins, or drop this one for their readers as [`RingWriter::publish`] does (the
     /// loan's bytes are free again). Returns the sample's position (the skipped one when
     /// dropped), or `None` (nothing done) when `id` is not a loan out.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn publish_lent(
         &self,
         desc: &SampleDesc,
@@ -590,6 +595,7 @@ impl RingWriter {
 
     /// Writes the descriptor of the next position for the payload of `len` bytes that starts `lead`
     /// bytes into the allocation `l` (already in the arena and in `allocs`), and publishes it.
+    #[link_section = ".text.hot.hdds"]
     fn stamp(&self, st: &mut WriterState, desc: &SampleDesc, l: Live, lead: usize, len: usize) -> u64 {
         let pos = st.head;
         let slot = self.view.slot(pos);

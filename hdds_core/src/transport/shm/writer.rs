@@ -135,6 +135,7 @@ impl ShmWriter {
         self.ring.remove_reader(reader)
     }
 
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn reader_count(&self) -> usize {
         self.ring.reader_count()
     }
@@ -159,6 +160,7 @@ impl ShmWriter {
     /// Publishes one sample and rings the readers' doorbells. With no reader here it publishes
     /// nothing (no copy for nobody; a TRANSIENT_LOCAL late joiner gets the writer's kept history
     /// when it is matched).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn publish(&self, desc: &SampleDesc, payload: &[u8], deadline: Option<Instant>) -> Result<()> {
         if self.ring.reader_count() == 0 {
             return Ok(());
@@ -173,12 +175,14 @@ impl ShmWriter {
     /// under the writer's lock. A sample serialized in place ([`crate::Writer::write_into`])
     /// holds it from its loan on; an application's loan ([`crate::Writer::loan`]) does not, and
     /// its publication waits for no room.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn turn(&self) -> MutexGuard<'_, ()> {
         lock(&self.turn)
     }
 
     /// Lends `len` bytes of the ring for a loaned sample, when the sample will go into the ring
     /// (`None`: nobody here to publish it for, the caller uses a buffer of its own).
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn lend(&self, len: usize, deadline: Option<Instant>) -> Result<Option<Lent>> {
         if self.ring.reader_count() == 0 {
             return Ok(None);
@@ -198,6 +202,7 @@ impl ShmWriter {
     /// Publishes the first `len` bytes of loan `id`, filled in place, and rings the readers'
     /// doorbells ([`RingWriter::publish_lent`]: it may wait for a slot up to `deadline`); false
     /// (nothing done) when `id` is not a loan out.
+    #[link_section = ".text.hot.hdds"]
     pub(crate) fn publish_lent(
         &self,
         desc: &SampleDesc,
@@ -213,6 +218,7 @@ impl ShmWriter {
     }
 
     /// A sample is in the ring: counted, and the readers' doorbells rung.
+    #[link_section = ".text.hot.hdds"]
     fn announce_sample(&self) {
         bump(&self.counters.samples_written, 1);
         for b in &lock(&self.served).bells {
