@@ -45,7 +45,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import ros_compare_engine  # noqa: E402  (next to this script)
 import ros_compare_probe  # noqa: E402
-from ros_compare_process import Run, measure, shm_files  # noqa: E402
+from ros_compare_process import Run, measure  # noqa: E402
 import ros_compare_report  # noqa: E402
 
 RMWS = ["rmw_hdds", "rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"]
@@ -343,7 +343,6 @@ def read_probe(res, workdir, role, probe):
 def run_perf_test(cell, rmw, runtime, warmup, env, keep, probe=None):
     workdir = tempfile.mkdtemp(prefix="ros_compare_", dir=keep)
     run = Run(workdir, run_env(env, rmw, probe, floor=False))
-    run.shm_before = shm_files()
     cmds = perf_test_commands(cell, runtime, warmup, workdir)
     limit = runtime + SUB_HEAD_START_S + 20
     for role, argv in cmds:
@@ -375,7 +374,6 @@ def run_perf_test(cell, rmw, runtime, warmup, env, keep, probe=None):
 def run_floor(rate, rmw, runtime, warmup, env, keep, probe=None):
     workdir = tempfile.mkdtemp(prefix="ros_floor_", dir=keep)
     run = Run(workdir, run_env(env, rmw, probe, floor=True))
-    run.shm_before = shm_files()
     run.start("floor", floor_command(rate, runtime, warmup), runtime + 20)
     cpu, cpu_clock, mem = measure(run, time.monotonic(), warmup, runtime)
     p = run.wait(runtime + 30)["floor"]

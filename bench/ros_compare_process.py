@@ -93,6 +93,8 @@ class Run:
     def __init__(self, workdir, env):
         self.workdir, self.env = workdir, env
         self.procs = []  # (role, Popen of timeout, pid of the program, stdout path, stderr path)
+        # /dev/shm before any process of the run starts: what appears later is the run's.
+        self.shm_before = shm_files()
 
     def start(self, role, argv, limit_s):
         out = open(os.path.join(self.workdir, f"{role}.out"), "w")
@@ -114,14 +116,14 @@ class Run:
     def sample_cpu(self):
         return {pid: (cpu_ticks(pid), thread_cpu_ns(pid)) for pid in self.pids()}, time.monotonic()
 
-    def sample_memory(self, shm_before):
+    def sample_memory(self):
         pids = self.pids()
         pss = [pss_kib(pid) for pid in pids]
         mapped = set().union(*(mapped_paths(pid) for pid in pids)) if pids else set()
         extra = sum(
             size
             for path, size in shm_files().items()
-            if path not in shm_before and path not in mapped
+            if path not in self.shm_before and path not in mapped
         )
         known = [v for v in pss if v is not None]
         return (sum(known) + extra // 1024) if known else None
@@ -164,10 +166,9 @@ def cpu_percent(before, after):
 def measure(run, t0, warmup, runtime):
     """Sleeps through the run; returns (cpu %, the CPU clock used, memory KiB) over the measured
     window."""
-    shm_before = run.shm_before
     time.sleep(max(0.0, t0 + warmup - time.monotonic()))
     before = run.sample_cpu()
     time.sleep(max(0.0, t0 + runtime - 0.6 - time.monotonic()))
     after = run.sample_cpu()
     cpu, clock = cpu_percent(before, after)
-    return cpu, clock, run.sample_memory(shm_before)
+    return cpu, clock, run.sample_memory()
