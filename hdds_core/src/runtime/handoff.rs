@@ -1,7 +1,7 @@
 //! Handing the CPU to a reader thread that a write woke ([`crate::ParticipantConfig::yield_after_wake`]).
 //!
-//! Why: when a write wakes a thread of this process that sleeps for one of the writer's readers
-//! (an rclcpp executor in `rmw_wait`, a `Reader::wait_for_data`), the kernel mostly queues that
+//! Why: when a write wakes a thread that sleeps for one of the writer's readers (an rclcpp
+//! executor in `rmw_wait`, a `Reader::wait_for_data`), the kernel mostly queues that
 //! thread on the writer's own CPU and lets the writer run on: the rest of the write, the
 //! application's code after `publish`, until it sleeps. The sample waits that long. Traced with
 //! `perf sched` on this 2-vCPU VM (perf_test, Array1k at 1 kHz, one process): the executor waited
@@ -9,15 +9,24 @@
 //! in every sample. A `sched_yield` once the write is done lets it run at once; the writer
 //! resumes after the callback (at 1 kHz its next write is a millisecond away).
 //!
-//! Model: a thread-local flag. The wake-ups that reach a sleeping thread of this process
-//! (`WaitCore::signal`'s condition variable and same-process doorbell wake, `ReaderShared`'s
-//! `wait_for_data` condition variable) raise it on the writing thread; `Writer::write_core`
-//! clears it before it delivers and, once every lock of the write is released, yields if it was
-//! raised and the participant asks for it. A wake-up of another process (a shared-memory doorbell
-//! ring) does not raise it: that thread is rarely queued on the writer's CPU (two-process A/B: no
-//! gain). A write that woke nobody (the reader was awake, spinning or busy) never yields, so a
-//! stream faster than the reader pays nothing. A SCHED_FIFO writer yields only to threads of its
-//! own priority: nothing changes for it but a system call.
+//! The same holds across processes. A shared-memory doorbell ring that wakes a thread of the
+//! reader's process (an executor asleep on the doorbell, or that participant's reader thread) gets
+//! it queued on the writer's CPU too: in perf_test, Array1k at 1 kHz, two processes, the woken
+//! executor ran on the publisher's CPU for 99.7 % of the samples (a preloaded probe comparing
+//! `sched_getcpu()` on both sides), and the publisher went on for 2-3 µs of its own before the
+//! sample could be taken. (An early version of this module left ring wake-ups out after a
+//! two-process A/B showed no gain; the executor then slept on a condition variable that the
+//! other process's reader thread signalled, two wake-ups in a row, and the doorbell mode that
+//! lets it sleep on the doorbell itself came later.)
+//!
+//! Model: a thread-local flag. The wake-ups that reach a sleeping thread (`WaitCore::signal`'s
+//! condition variable and same-process doorbell wake, `ReaderShared`'s `wait_for_data` condition
+//! variable, and a shared-memory ring's doorbell when its futex wake woke someone:
+//! `ShmWriter::announce_sample`) raise it on the writing thread; `Writer::write_core` clears it
+//! before it delivers and, once every lock of the write is released, yields if it was raised and
+//! the participant asks for it. A write that woke nobody (the reader was awake, spinning or busy)
+//! never yields, so a stream faster than the reader pays nothing. A SCHED_FIFO writer yields only
+//! to threads of its own priority: nothing changes for it but a system call.
 //!
 //! Cost: one `sched_yield` per write that woke a sleeper (under a microsecond), and on a loaded
 //! CPU the writer may wait behind other threads there for up to a scheduler slice before its
@@ -107,18 +116,19 @@ mod tests {
         }
     }
 
-    /// A wait set on a reader that a writer of another participant feeds through shared memory
-    /// sleeps on the participant's doorbell, not on its condition variable (doorbell mode,
-    /// `WaitCore::sleep_on_bell`). A write of the reader's own participant then wakes it through
-    /// the doorbell (`Doorbell::wake_drainers`), and must yield just the same.
-    #[test]
-    fn a_write_yields_after_waking_a_wait_set_asleep_on_the_doorbell() {
+    /// Two participants on loopback with shared memory, domain 198: `remote` stays out of this
+    /// process's same-process routing (its writers reach `local`'s readers through shared memory,
+    /// as one in another process would) and yields after waking as `remote_yields` says. A writer
+    /// of each on `topic`, and a reader of `local` that both have matched, the remote one over
+    /// shared memory.
+    fn shm_pair(
+        topic: &str,
+        remote_yields: bool,
+    ) -> (crate::Participant, crate::Participant, crate::Writer, crate::Writer, crate::Reader) {
         use std::time::Instant;
 
         use crate::{NetworkConfig, SharedMemoryConfig};
-        // The other participant stays out of this process's same-process routing, so that its
-        // writer reaches the reader through shared memory, as one in another process would.
-        let participant = |intra_process| {
+        let participant = |intra_process, yield_after_wake| {
             let net = NetworkConfig {
                 intra_process,
                 spdp_period: Duration::from_millis(200),
@@ -126,22 +136,46 @@ mod tests {
                 shared_memory: SharedMemoryConfig::default(),
                 ..NetworkConfig::localhost()
             };
-            Participant::with_network(ParticipantConfig { domain_id: 198, ..Default::default() }, net).unwrap()
+            let config = ParticipantConfig { domain_id: 198, yield_after_wake, ..Default::default() };
+            Participant::with_network(config, net).unwrap()
         };
-        let (remote, local) = (participant(false), participant(true));
+        let (remote, local) = (participant(false, remote_yields), participant(true, true));
         assert!(local.network_stats().unwrap().shm_active, "this test needs a usable /dev/shm");
         let qos = Qos::default();
-        let _over_shm = remote.create_writer("handoff-bell", "T", qos).unwrap();
-        let w = local.create_writer("handoff-bell", "T", qos).unwrap();
-        let r = local.create_reader("handoff-bell", "T", qos).unwrap();
+        let remote_w = remote.create_writer(topic, "T", qos).unwrap();
+        let local_w = local.create_writer(topic, "T", qos).unwrap();
+        let r = local.create_reader(topic, "T", qos).unwrap();
         let end = Instant::now() + Duration::from_secs(10);
         while r.shm_port().is_none() || r.matched_writer_count() < 2 {
             assert!(Instant::now() < end, "the other participant's writer never matched over shared memory");
             std::thread::sleep(Duration::from_millis(20));
         }
+        (remote, local, remote_w, local_w, r)
+    }
+
+    /// A wait set on a reader that a writer of another participant feeds through shared memory
+    /// sleeps on the participant's doorbell, not on its condition variable (doorbell mode,
+    /// `WaitCore::sleep_on_bell`). A write of the reader's own participant then wakes it through
+    /// the doorbell (`Doorbell::wake_drainers`), and must yield just the same.
+    #[test]
+    fn a_write_yields_after_waking_a_wait_set_asleep_on_the_doorbell() {
+        let (_remote, _local, _over_shm, w, r) = shm_pair("handoff-bell", true);
         let made = yields_waking(|| wait_on(Target::ReaderData(&r)), || w.write(&[3u8; 8]).map(drop).unwrap());
         assert_eq!(made, 1, "the write that rang the doorbell did not yield");
         assert_eq!(r.take().map(|s| s.data.to_vec()), Some(vec![3u8; 8]));
+    }
+
+    /// A write through shared memory whose doorbell ring woke the other side's sleeping wait set
+    /// (a thread of another process: `Doorbell::ring_sample` woke a drainer) yields too, unless
+    /// its participant turned it off.
+    #[test]
+    fn a_write_yields_after_its_ring_woke_another_participants_wait_set() {
+        for enabled in [true, false] {
+            let (_remote, _local, w, _own, r) = shm_pair(&format!("handoff-ring-{enabled}"), enabled);
+            let made = yields_waking(|| wait_on(Target::ReaderData(&r)), || w.write(&[4u8; 8]).map(drop).unwrap());
+            assert_eq!(made, u64::from(enabled), "enabled {enabled}: the write whose ring woke the wait set");
+            assert_eq!(r.take().map(|s| s.data.to_vec()), Some(vec![4u8; 8]));
+        }
     }
 
     /// A participant's guard condition yields after waking a wait set's sleeping thread, as its

@@ -12,7 +12,7 @@ mod deadline;
 pub mod discovery_events;
 pub mod events;
 mod guid_gen;
-mod handoff;
+pub(crate) mod handoff;
 pub mod instances;
 mod listener;
 mod liveliness;

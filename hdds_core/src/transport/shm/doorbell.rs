@@ -130,27 +130,25 @@ impl Doorbell {
     }
 
     /// A writer published a sample for the owner's readers: as [`Doorbell::ring`], except that a
-    /// reader thread in standby is not woken (hand-off, module comment).
-    pub(crate) fn ring_sample(&self) {
-        self.ring_for(true);
+    /// reader thread in standby is not woken (hand-off, module comment). True if the ring woke a
+    /// sleeping thread (a drainer or the reader thread).
+    pub(crate) fn ring_sample(&self) -> bool {
+        self.ring_for(true)
     }
 
-    fn ring_for(&self, sample: bool) {
+    fn ring_for(&self, sample: bool) -> bool {
         let b = self.bell();
         b.bell.fetch_add(1, Ordering::SeqCst);
         if b.drainers.load(Ordering::SeqCst) > 0 {
-            if b.sleepers.load(Ordering::SeqCst) != 0 {
-                futex::wake(&b.bell, u32::MAX);
-            }
-            return;
+            return b.sleepers.load(Ordering::SeqCst) != 0 && futex::wake(&b.bell, u32::MAX) > 0;
         }
         if sample {
             b.gaps.fetch_add(1, Ordering::Relaxed);
             if b.standby.load(Ordering::SeqCst) != 0 {
-                return;
+                return false;
             }
         }
-        self.kick_reader();
+        self.kick_reader()
     }
 
     /// Wakes the drainers only (an event of the owner's process for a waiting wait set); true if
@@ -165,13 +163,11 @@ impl Doorbell {
         slept
     }
 
-    /// Wakes the reader thread (if it sleeps).
-    pub(crate) fn kick_reader(&self) {
+    /// Wakes the reader thread (if it sleeps); true if it slept and woke.
+    pub(crate) fn kick_reader(&self) -> bool {
         let b = self.bell();
         b.reader.fetch_add(1, Ordering::SeqCst);
-        if b.reader_sleeping.load(Ordering::SeqCst) != 0 {
-            futex::wake(&b.reader, 1);
-        }
+        b.reader_sleeping.load(Ordering::SeqCst) != 0 && futex::wake(&b.reader, 1) > 0
     }
 
     /// A drainer: waits until the bell moves past `seen`, spinning for up to `spin` (10 ms when

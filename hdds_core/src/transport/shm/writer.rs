@@ -217,12 +217,18 @@ impl ShmWriter {
         Ok(published)
     }
 
-    /// A sample is in the ring: counted, and the readers' doorbells rung.
+    /// A sample is in the ring: counted, and the readers' doorbells rung. A ring that woke a
+    /// sleeping thread of the other process tells the write's hand-over (`runtime/handoff.rs`):
+    /// that thread is mostly queued on this CPU.
     #[link_section = ".text.hot.hdds"]
     fn announce_sample(&self) {
         bump(&self.counters.samples_written, 1);
+        let mut woke = false;
         for b in &lock(&self.served).bells {
-            b.ring_sample();
+            woke |= b.ring_sample();
+        }
+        if woke {
+            crate::runtime::handoff::woke_a_sleeper();
         }
     }
 
