@@ -14,10 +14,9 @@
 //! it queued on the writer's CPU too: in perf_test, Array1k at 1 kHz, two processes, the woken
 //! executor ran on the publisher's CPU for 99.7 % of the samples (a preloaded probe comparing
 //! `sched_getcpu()` on both sides), and the publisher went on for 2-3 µs of its own before the
-//! sample could be taken. (An early version of this module left ring wake-ups out after a
-//! two-process A/B showed no gain; the executor then slept on a condition variable that the
-//! other process's reader thread signalled, two wake-ups in a row, and the doorbell mode that
-//! lets it sleep on the doorbell itself came later.)
+//! sample could be taken. The first version of this module left ring wake-ups out after a
+//! two-process A/B on another VM of this kind showed no gain; a paired A/B on this one
+//! (`results/ros_compare_2p_yield_ab.md`) took the cell from 25.9 to 16.1 µs.
 //!
 //! Model: a thread-local flag. The wake-ups that reach a sleeping thread (`WaitCore::signal`'s
 //! condition variable and same-process doorbell wake, `ReaderShared`'s `wait_for_data` condition
