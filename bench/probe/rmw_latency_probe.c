@@ -1,4 +1,4 @@
-// rmw_latency_probe: where a sample's publish-to-callback time goes, in one process.
+// rmw_latency_probe: where a sample's publish-to-callback time goes, in one process or two.
 //
 // An LD_PRELOAD library that stamps the monotonic clock at the RMW and rcl calls an rclcpp
 // executor makes for one sample, relative to the start of the sample's publish, and prints the
@@ -10,8 +10,15 @@
 //     -m Array1k -r 1000 -p 1 -s 1 --max-runtime 8 ...   (one command line)
 //   PROBE_START=trigger LD_PRELOAD=/tmp/rmw_latency_probe.so hdds_ros_floor --rate 1000 ...
 //
+// Two processes (perf_test -p 1 -s 0 and -p 0 -s 1): give both the same PROBE_SHARED=FILE (a
+// file that either creates, e.g. under /dev/shm; remove it after): the sample's start and the
+// publisher's CPU then live there, the publisher prints the stages it sees (publish_ret,
+// sched_yield) and the subscriber the rest, and the subscriber also prints on how many samples
+// its executor's rmw_wait returned on the CPU the publisher had published from ("same_cpu").
+//
 // Stages, each the time since the sample's start (rmw_publish's entry; with PROBE_START=trigger,
 // rmw_trigger_guard_condition's):
+//   publish_ret       rmw_publish returns (only recorded while the sample is not yet taken)
 //   sched_yield       the publishing thread yields (rmw_hdds's hand-over; absent when the woken
 //                     thread preempted the publisher at the wake-up itself, then ran first)
 //   rmw_wait_ret      the executor's rmw_wait returns
@@ -25,7 +32,8 @@
 // The first fifth of the samples (warm-up) is dropped.
 //
 // Thread model: one publishing thread and one executor thread (perf_test -p 1 -s 1, or the
-// floor). The start is a global the publisher stores and the executor reads; a sample is closed
+// floor; or one of each in two processes). The start is a global (or PROBE_SHARED's word) the
+// publisher stores and the executor reads; a sample is closed
 // (start cleared) at its callback, so wait returns that are not a sample's (rclcpp's interrupt
 // guard condition) are not counted. The clock reads cost ~25 ns each on this project's VMs.
 #define _GNU_SOURCE
@@ -37,16 +45,51 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-enum { YIELD, WAIT_RET, RCL_WAIT_RET, RCL_TAKE_IN, TAKE_IN, TAKE_OUT, CALLBACK, STAGES };
+enum { PUBLISH_RET, YIELD, WAIT_RET, RCL_WAIT_RET, RCL_TAKE_IN, TAKE_IN, TAKE_OUT, CALLBACK, STAGES };
 static const char * const kNames[STAGES] = {
-  "sched_yield", "rmw_wait_ret", "rcl_wait_ret", "rcl_take_in", "rmw_take_in", "rmw_take_out",
+  "publish_ret", "sched_yield", "rmw_wait_ret", "rcl_wait_ret", "rcl_take_in", "rmw_take_in", "rmw_take_out",
   "callback"};
 #define MAX_SAMPLES 200000
 
 static int64_t g_values[STAGES][MAX_SAMPLES];
 static atomic_int g_count[STAGES];
-static _Atomic int64_t g_start;  // 0: no sample in flight
+// The sample in flight: its start (0: none) and the CPU it was published from. In this process,
+// or with PROBE_SHARED in a file both processes map.
+struct shared_state {_Atomic int64_t start; _Atomic int publisher_cpu;};
+static struct shared_state g_local;
+static struct shared_state * g_state;
+static long g_waits_seen, g_waits_same_cpu;  // the executor's thread only
+
+static struct shared_state * state(void)
+{
+  if (g_state == NULL) {
+    struct shared_state * s = &g_local;
+    const char * path = getenv("PROBE_SHARED");
+    if (path != NULL) {
+      const int fd = open(path, O_RDWR | O_CREAT, 0600);
+      void * m = MAP_FAILED;
+      if (fd >= 0 && ftruncate(fd, sizeof *s) == 0) {
+        m = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      }
+      if (m == MAP_FAILED) {
+        fprintf(stderr, "probe: PROBE_SHARED=%s cannot be mapped: one-process mode\n", path);
+      } else {
+        s = m;
+      }
+      if (fd >= 0) {
+        close(fd);
+      }
+    }
+    g_state = s;
+  }
+  return g_state;
+}
+#define g_start (state()->start)
 // The next clock reading of this thread is the callback's: set when a take returned a sample
 // (the floor: when rmw_wait returned). Not before: RMWs read the steady clock inside their own
 // wait and take (Fast DDS does).
@@ -93,9 +136,12 @@ int rmw_publish(const void * publisher, const void * msg, void * allocation)
 {
   NEXT(rmw_publish);
   if (!starts_at_trigger()) {
+    atomic_store(&state()->publisher_cpu, sched_getcpu());
     atomic_store(&g_start, now_ns());
   }
-  return next_fn(publisher, msg, allocation);
+  const int r = next_fn(publisher, msg, allocation);
+  record(PUBLISH_RET, now_ns());
+  return r;
 }
 
 int rmw_trigger_guard_condition(const void * gc)
@@ -124,6 +170,10 @@ int rmw_wait(void * s, void * g, void * sv, void * c, void * e, void * ws, const
   t_armed = 0;
   const int r = next_fn(s, g, sv, c, e, ws, timeout);
   record(WAIT_RET, now_ns());
+  if (atomic_load(&g_start) != 0) {
+    ++g_waits_seen;
+    g_waits_same_cpu += sched_getcpu() == atomic_load(&state()->publisher_cpu);
+  }
   t_waits = 1;
   if (starts_at_trigger()) {
     t_armed = 1;
@@ -180,6 +230,9 @@ static int compare(const void * a, const void * b)
 
 __attribute__((destructor)) static void report(void)
 {
+  if (g_waits_seen > 0) {
+    fprintf(stderr, "probe same_cpu %ld of %ld\n", g_waits_same_cpu, g_waits_seen);
+  }
   for (int s = 0; s < STAGES; ++s) {
     int n = atomic_load(&g_count[s]);
     n = n < MAX_SAMPLES ? n : MAX_SAMPLES;
