@@ -12,7 +12,7 @@
 //! The same holds across processes. A shared-memory doorbell ring that wakes a thread of the
 //! reader's process (an executor asleep on the doorbell, or that participant's reader thread) gets
 //! it queued on the writer's CPU too: in perf_test, Array1k at 1 kHz, two processes, the woken
-//! executor ran on the publisher's CPU for 99.7 % of the samples (a preloaded probe comparing
+//! executor ran on the publisher's CPU for 99.5-99.7 % of the samples (a preloaded probe comparing
 //! `sched_getcpu()` on both sides), and the publisher went on for 2-3 µs of its own before the
 //! sample could be taken. The first version of this module left ring wake-ups out after a
 //! two-process A/B on another VM of this kind showed no gain; a paired A/B on this one
@@ -34,14 +34,16 @@
 use std::cell::Cell;
 
 thread_local! {
-    /// Whether this thread woke a sleeping thread of this process since the last [`forget`].
+    /// Whether this thread woke a sleeping reader thread (of this process, or of another one
+    /// through a shared-memory doorbell) since the last [`forget`].
     static WOKE: Cell<bool> = const { Cell::new(false) };
     /// Yields made by this thread (tests).
     #[cfg(test)]
     static YIELDS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// This thread just woke a sleeping thread of this process.
+/// This thread just woke a sleeping reader thread (of this process, or of another one through a
+/// shared-memory doorbell).
 pub(crate) fn woke_a_sleeper() {
     WOKE.with(|w| w.set(true));
 }
