@@ -47,6 +47,11 @@ pub const KEYS: &[(&str, &str)] = &[
         "wait.yield_after_wake",
         "true or false: a write that woke a sleeping reader thread of this process yields the CPU to it",
     ),
+    (
+        "wait.wake_slice_us",
+        "scheduler slice a thread waiting for data asks for, so that a write's wake-up runs it at once: 0 (off) \
+         or 100 to 100000",
+    ),
     ("shm.handoff_us", "microseconds a sample may wait for the application thread that drains it (0 to 100000)"),
     ("limits.max_remote_participants", "remote participants kept; more are dropped and counted"),
     ("limits.max_remote_endpoints", "remote writers and readers kept; more are dropped and counted"),
@@ -119,6 +124,7 @@ pub struct Settings {
     pub shm_max_readers: Option<usize>,
     pub wait_spin: Option<Duration>,
     pub yield_after_wake: Option<bool>,
+    pub wake_slice: Option<Duration>,
     pub shm_handoff: Option<Duration>,
     pub max_remote_participants: Option<usize>,
     pub max_remote_endpoints: Option<usize>,
@@ -245,6 +251,19 @@ fn parse_in(text: &str, origin: &str, unit: &str) -> Result<Settings> {
                     _ => return Err(bad("is not true or false")),
                 })
             }
+            "wait.wake_slice_us" => {
+                let (least, most) = hdds_core::runtime::wake_slice::WAKE_SLICE_RANGE;
+                let (least, most) = (least.as_micros() as u64, most.as_micros() as u64);
+                s.wake_slice = Some(Duration::from_micros(match count(0, most) {
+                    Ok(v) if v == 0 || v as u64 >= least => v as u64,
+                    _ => {
+                        return Err(bad(&format!(
+                            "is not a slice: use 0 to leave waiting threads' scheduling alone, or {least} to {most} \
+                             (microseconds, the slices the kernel accepts)"
+                        )))
+                    }
+                }))
+            }
             "shm.handoff_us" => s.shm_handoff = Some(Duration::from_micros(count(0, 100_000)? as u64)),
             "limits.max_remote_participants" => s.max_remote_participants = Some(count(1, 1 << 24)?),
             "limits.max_remote_endpoints" => s.max_remote_endpoints = Some(count(1, 1 << 28)?),
@@ -291,6 +310,7 @@ impl Settings {
         }
         set(&mut pc.wait_spin, self.wait_spin);
         set(&mut pc.yield_after_wake, self.yield_after_wake);
+        set(&mut pc.wake_slice, self.wake_slice);
         let Some(net) = net else { return Ok(()) };
         net.intra_process = self.transports.intra;
         let shm = &mut net.shared_memory;
@@ -327,12 +347,12 @@ mod tests {
     #[test]
     fn every_key_is_read_and_applied() {
         let text = "# comment\n\ntransport = shm , udp  # no intra\nshm.segment_bytes = 16MiB\nshm.slots = 8\n\
-                    shm.max_readers=4\nwait.spin_us = 5\nwait.yield_after_wake = False\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
+                    shm.max_readers=4\nwait.spin_us = 5\nwait.yield_after_wake = False\nwait.wake_slice_us = 250\nshm.handoff_us = 200\nlimits.max_remote_participants = 10\n\
                     limits.max_remote_endpoints = 1_000\nlimits.keep_all_max_samples = 50\n\
                     limits.reassembly_max_sample_bytes = 1GiB\nlimits.reassembly_max_samples = 3\n\
                     limits.reassembly_max_samples_per_writer = 2\nlimits.reassembly_max_bytes = 64KiB\n";
         let s = parse(text, "f").unwrap();
-        assert_eq!(KEYS.len(), 14);
+        assert_eq!(KEYS.len(), 15);
         let mut pc = ParticipantConfig::default();
         let mut net = NetworkConfig::default();
         s.apply(&mut pc, Some(&mut net)).unwrap();
@@ -343,6 +363,14 @@ mod tests {
         assert_eq!(pc.wait_spin, Duration::from_micros(5));
         assert!(!pc.yield_after_wake && ParticipantConfig::default().yield_after_wake, "on by default, off as set");
         assert!(err("wait.yield_after_wake = 1").contains("key wait.yield_after_wake: \"1\" is not true or false"));
+        assert_eq!(pc.wake_slice, Duration::from_micros(250));
+        assert_eq!(parse("wait.wake_slice_us = 0", "f").unwrap().wake_slice, Some(Duration::ZERO));
+        for refused in ["50", "100001", "fast"] {
+            assert!(
+                err(&format!("wait.wake_slice_us = {refused}")).contains("is not a slice: use 0"),
+                "wait.wake_slice_us = {refused} was accepted"
+            );
+        }
         assert_eq!(net.shared_memory.handoff, Duration::from_micros(200));
         assert_eq!((net.max_remote_participants, net.max_remote_endpoints), (10, 1000));
         let r = net.reassembly;

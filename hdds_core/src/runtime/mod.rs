@@ -22,6 +22,7 @@ pub mod reader;
 pub mod sample;
 pub mod status;
 pub mod waitset;
+pub mod wake_slice;
 mod watchdog;
 pub mod writer;
 

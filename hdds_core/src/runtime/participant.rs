@@ -53,6 +53,14 @@ pub struct ParticipantConfig {
     /// of after the writer's next steps (`crate::runtime::handoff` has the model and the
     /// measurements). True by default; false keeps the writer on its CPU (no `sched_yield`).
     pub yield_after_wake: bool,
+    /// The scheduler slice a thread asks the kernel for, once, when it first sleeps waiting for
+    /// one of this participant's readers or guard conditions (an executor in `rmw_wait`, a
+    /// `Reader::wait_for_data`): on Linux 6.12 and later a woken thread with a shorter slice than
+    /// the running one preempts it at the wake-up, so a write hands the CPU to the reader thread
+    /// it woke inside its futex wake rather than at its yield (`crate::runtime::wake_slice` has
+    /// the model, the conditions and the measurements). [`crate::runtime::wake_slice::WAKE_SLICE`]
+    /// (100 µs, the kernel's shortest) by default; `Duration::ZERO` leaves threads as they are.
+    pub wake_slice: Duration,
 }
 
 impl Default for ParticipantConfig {
@@ -63,6 +71,7 @@ impl Default for ParticipantConfig {
             keep_all_max_samples: crate::runtime::writer::KEEP_ALL_MAX_SAMPLES,
             wait_spin: crate::spin::WAIT_SPIN,
             yield_after_wake: true,
+            wake_slice: crate::runtime::wake_slice::WAKE_SLICE,
         }
     }
 }
@@ -83,6 +92,13 @@ impl ParticipantConfig {
             return Err(Error::bad_argument(
                 "keep_all_max_samples is 0: a KEEP_ALL writer could never write; use at least 1",
             ));
+        }
+        let (least, most) = crate::runtime::wake_slice::WAKE_SLICE_RANGE;
+        if !self.wake_slice.is_zero() && !(least..=most).contains(&self.wake_slice) {
+            return Err(Error::bad_argument(format!(
+                "wake_slice is {:?}: use zero (off) or {least:?} to {most:?}, the slices the kernel accepts",
+                self.wake_slice
+            )));
         }
         Ok(())
     }
@@ -121,6 +137,7 @@ pub(crate) struct ParticipantInner {
     pub(crate) keep_all_max_samples: usize,
     wait_spin: Duration,
     yield_after_wake: bool,
+    wake_slice: Duration,
 }
 
 impl Drop for ParticipantInner {
@@ -149,6 +166,7 @@ impl Participant {
                 keep_all_max_samples: config.keep_all_max_samples,
                 wait_spin: config.wait_spin,
                 yield_after_wake: config.yield_after_wake,
+                wake_slice: config.wake_slice,
             }),
         })
     }
@@ -178,6 +196,7 @@ impl Participant {
                 keep_all_max_samples: config.keep_all_max_samples,
                 wait_spin: config.wait_spin,
                 yield_after_wake: config.yield_after_wake,
+                wake_slice: config.wake_slice,
             }),
         })
     }
@@ -220,10 +239,16 @@ impl Participant {
         self.inner.yield_after_wake
     }
 
+    /// [`ParticipantConfig::wake_slice`].
+    pub(crate) fn wake_slice(&self) -> Duration {
+        self.inner.wake_slice
+    }
+
     /// A guard condition whose trigger hands the CPU to a thread it woke when the participant's
-    /// [`ParticipantConfig::yield_after_wake`] asks for it (as its writes do). Thread-safe.
+    /// [`ParticipantConfig::yield_after_wake`] asks for it (as its writes do), and whose waiting
+    /// threads ask for the participant's [`ParticipantConfig::wake_slice`]. Thread-safe.
     pub fn create_guard_condition(&self) -> crate::GuardCondition {
-        crate::GuardCondition::with_yield_after_wake(self.inner.yield_after_wake)
+        crate::GuardCondition::of_participant(self.inner.yield_after_wake, self.inner.wake_slice)
     }
 
     pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {

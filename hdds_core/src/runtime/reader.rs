@@ -83,6 +83,8 @@ pub(crate) struct ReaderShared {
     arrivals: AtomicU32,
     /// The participant's [`crate::ParticipantConfig::wait_spin`].
     pub(crate) wait_spin: Duration,
+    /// The participant's [`crate::ParticipantConfig::wake_slice`].
+    pub(crate) wake_slice: Duration,
     /// The RTPS side, when the participant is on the network.
     port: Option<Mutex<ReaderPort>>,
     /// Same-process writers delivering to this reader.
@@ -188,6 +190,7 @@ impl Reader {
             data_available: Condvar::new(),
             arrivals: AtomicU32::new(0),
             wait_spin: participant.wait_spin(),
+            wake_slice: participant.wake_slice(),
             port,
             intra_writers: AtomicUsize::new(0),
             shm_writers: AtomicUsize::new(0),
@@ -355,6 +358,7 @@ impl Reader {
     /// variable. Whether data came, and how ([`Waited`]; one there at the first look counts as
     /// caught by the spin, as it always has for this wait's pace).
     fn sleep_for_data(&self, start: Instant, spin: Duration, timeout: Duration) -> (bool, Waited) {
+        super::wake_slice::before_sleep(|| self.shared.wake_slice);
         let deadline = start.checked_add(timeout);
         let seen = self.shared.arrivals.load(Ordering::Acquire);
         let mut st = self.shared.lock();
@@ -384,6 +388,11 @@ impl Reader {
     /// The participant's [`crate::ParticipantConfig::wait_spin`] (wait sets spin as long).
     pub(crate) fn wait_spin(&self) -> Duration {
         self.shared.wait_spin
+    }
+
+    /// The participant's [`crate::ParticipantConfig::wake_slice`] (wait sets ask for it too).
+    pub(crate) fn wake_slice(&self) -> Duration {
+        self.shared.wake_slice
     }
 
     /// The shared-memory side of the reader's participant, when a same-host writer delivers to

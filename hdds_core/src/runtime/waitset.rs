@@ -388,6 +388,7 @@ impl WaitSet {
                     *lock(&self.core.bell) = Some((Arc::clone(p), std::thread::current().id()));
                 }
             }
+            super::wake_slice::before_sleep(|| wake_slice(entries));
             let woke = match &port {
                 Some(p) => {
                     p.enter_drainer();
@@ -438,6 +439,16 @@ impl Drop for WaitSet {
     fn drop(&mut self) {
         self.detach_all();
     }
+}
+
+/// The slice a thread sleeping for `entries` asks for: the shortest their readers' and guard
+/// conditions' participants ask for (`super::wake_slice`).
+fn wake_slice<L: WaitList + ?Sized>(entries: &L) -> Duration {
+    super::wake_slice::shortest((0..entries.len()).map(|i| match entries.target(i) {
+        Target::ReaderData(r) | Target::ReaderStatus(r, _) => r.wake_slice(),
+        Target::Guard(g) => g.wake_slice,
+        Target::WriterStatus(..) => Duration::ZERO,
+    }))
 }
 
 /// The longest [`crate::ParticipantConfig::wait_spin`] of the entries' readers (zero without
