@@ -12,8 +12,7 @@ pub struct HddsGuardCondition {
 /// Creates a guard condition (not triggered) and stores its handle in *out_condition. With a
 /// participant (not NULL), a trigger that wakes a thread sleeping in a wait yields the CPU to it
 /// when the participant's configuration asks for it (`wait.yield_after_wake`, on by default), as
-/// its writes do, and a thread waiting on it asks for the participant's scheduler slice
-/// (`wait.wake_slice_us`); with NULL it does neither. The condition does not keep the participant.
+/// its writes do; with NULL it never yields. The condition does not keep the participant.
 /// Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_guard_condition_create(

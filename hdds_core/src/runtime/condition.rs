@@ -11,7 +11,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::waitset::Waiters;
 
@@ -22,8 +21,6 @@ pub struct GuardCondition {
     waiters: Arc<Waiters>,
     /// Yield after a trigger that woke a sleeping thread (`super::handoff`).
     yield_after_wake: bool,
-    /// The slice a thread waiting on it asks for (`super::wake_slice`; zero: none).
-    pub(crate) wake_slice: Duration,
 }
 
 impl GuardCondition {
@@ -32,8 +29,8 @@ impl GuardCondition {
         GuardCondition::default()
     }
 
-    pub(crate) fn of_participant(yield_after_wake: bool, wake_slice: Duration) -> Self {
-        GuardCondition { yield_after_wake, wake_slice, ..GuardCondition::default() }
+    pub(crate) fn with_yield_after_wake(yield_after_wake: bool) -> Self {
+        GuardCondition { yield_after_wake, ..GuardCondition::default() }
     }
 
     /// Raises the flag and wakes every wait set waiting on this condition. Thread-safe.

@@ -15,8 +15,7 @@ class GuardCondition
 {
 public:
   // On failure sets the rmw error message and returns nullptr. A trigger that wakes a sleeping
-  // wait yields the CPU to it as the participant's publishes do (wait.yield_after_wake), and a
-  // thread waiting on it asks for the participant's scheduler slice (wait.wake_slice_us).
+  // wait yields the CPU to it as the participant's publishes do (wait.yield_after_wake).
   static GuardCondition * create(const HddsParticipant * participant);
 
   // Thread-safe: wakes every wait set waiting on it.
