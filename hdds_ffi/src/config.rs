@@ -49,8 +49,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     (
         "wait.wake_slice_us",
-        "scheduler slice a thread waiting for data asks for, so that a write's wake-up runs it at once: 0 (off) \
-         or 100 to 100000",
+        "scheduler slice a thread waiting on the shared-memory doorbell asks for, so that a write's wake-up runs \
+         it at once: 0 (off) or 100 to 100000",
     ),
     ("shm.handoff_us", "microseconds a sample may wait for the application thread that drains it (0 to 100000)"),
     ("limits.max_remote_participants", "remote participants kept; more are dropped and counted"),

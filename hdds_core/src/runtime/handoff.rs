@@ -74,7 +74,7 @@ pub(crate) fn yields() -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::time::Duration;
 
     use crate::qos::Qos;
@@ -124,17 +124,18 @@ mod tests {
 
     /// Two participants on loopback with shared memory, domain 198: `remote` stays out of this
     /// process's same-process routing (its writers reach `local`'s readers through shared memory,
-    /// as one in another process would) and yields after waking as `remote_yields` says. A writer
-    /// of each on `topic`, and a reader of `local` that both have matched, the remote one over
-    /// shared memory.
-    fn shm_pair(
+    /// as one in another process would) and yields after waking as `remote_yields` says; `local`
+    /// asks for `local_slice` (`super::super::wake_slice`). A writer of each on `topic`, and a
+    /// reader of `local` that both have matched, the remote one over shared memory.
+    pub(crate) fn shm_pair(
         topic: &str,
         remote_yields: bool,
+        local_slice: Duration,
     ) -> (crate::Participant, crate::Participant, crate::Writer, crate::Writer, crate::Reader) {
         use std::time::Instant;
 
         use crate::{NetworkConfig, SharedMemoryConfig};
-        let participant = |intra_process, yield_after_wake| {
+        let participant = |intra_process, yield_after_wake, wake_slice| {
             let net = NetworkConfig {
                 intra_process,
                 spdp_period: Duration::from_millis(200),
@@ -142,10 +143,10 @@ mod tests {
                 shared_memory: SharedMemoryConfig::default(),
                 ..NetworkConfig::localhost()
             };
-            let config = ParticipantConfig { domain_id: 198, yield_after_wake, ..Default::default() };
+            let config = ParticipantConfig { domain_id: 198, yield_after_wake, wake_slice, ..Default::default() };
             Participant::with_network(config, net).unwrap()
         };
-        let (remote, local) = (participant(false, remote_yields), participant(true, true));
+        let (remote, local) = (participant(false, remote_yields, Duration::ZERO), participant(true, true, local_slice));
         assert!(local.network_stats().unwrap().shm_active, "this test needs a usable /dev/shm");
         let qos = Qos::default();
         let remote_w = remote.create_writer(topic, "T", qos).unwrap();
@@ -165,7 +166,7 @@ mod tests {
     /// the doorbell (`Doorbell::wake_drainers`), and must yield just the same.
     #[test]
     fn a_write_yields_after_waking_a_wait_set_asleep_on_the_doorbell() {
-        let (_remote, _local, _over_shm, w, r) = shm_pair("handoff-bell", true);
+        let (_remote, _local, _over_shm, w, r) = shm_pair("handoff-bell", true, Duration::ZERO);
         let made = yields_waking(|| wait_on(Target::ReaderData(&r)), || w.write(&[3u8; 8]).map(drop).unwrap());
         assert_eq!(made, 1, "the write that rang the doorbell did not yield");
         assert_eq!(r.take().map(|s| s.data.to_vec()), Some(vec![3u8; 8]));
@@ -177,7 +178,7 @@ mod tests {
     #[test]
     fn a_write_yields_after_its_ring_woke_another_participants_wait_set() {
         for enabled in [true, false] {
-            let (_remote, _local, w, _own, r) = shm_pair(&format!("handoff-ring-{enabled}"), enabled);
+            let (_remote, _local, w, _own, r) = shm_pair(&format!("handoff-ring-{enabled}"), enabled, Duration::ZERO);
             let made = yields_waking(|| wait_on(Target::ReaderData(&r)), || w.write(&[4u8; 8]).map(drop).unwrap());
             assert_eq!(made, u64::from(enabled), "enabled {enabled}: the write whose ring woke the wait set");
             assert_eq!(r.take().map(|s| s.data.to_vec()), Some(vec![4u8; 8]));

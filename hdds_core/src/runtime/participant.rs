@@ -53,12 +53,13 @@ pub struct ParticipantConfig {
     /// of after the writer's next steps (`crate::runtime::handoff` has the model and the
     /// measurements). True by default; false keeps the writer on its CPU (no `sched_yield`).
     pub yield_after_wake: bool,
-    /// The scheduler slice a thread asks the kernel for, once, when it first sleeps waiting for
-    /// one of this participant's readers or guard conditions (an executor in `rmw_wait`, a
-    /// `Reader::wait_for_data`): on Linux 6.12 and later a woken thread with a shorter slice than
-    /// the running one preempts it at the wake-up, so a write hands the CPU to the reader thread
-    /// it woke inside its futex wake rather than at its yield (`crate::runtime::wake_slice` has
-    /// the model, the conditions and the measurements). [`crate::runtime::wake_slice::WAKE_SLICE`]
+    /// The scheduler slice a thread asks the kernel for, once, when it first sleeps on the
+    /// shared-memory doorbell for one of this participant's readers (an executor in `rmw_wait`, a
+    /// `Reader::wait_for_data`, waiting for a writer of another process on the host): on Linux
+    /// 6.12 and later a woken thread with a shorter slice than the running one preempts it at the
+    /// wake-up, so the writer hands the CPU to the thread it woke inside its futex wake rather
+    /// than at its yield (`crate::runtime::wake_slice` has the model, the conditions and the
+    /// measurements; same-process waits do not ask, measured slower). [`crate::runtime::wake_slice::WAKE_SLICE`]
     /// (100 µs, the kernel's shortest) by default; `Duration::ZERO` leaves threads as they are.
     pub wake_slice: Duration,
 }
@@ -245,10 +246,9 @@ impl Participant {
     }
 
     /// A guard condition whose trigger hands the CPU to a thread it woke when the participant's
-    /// [`ParticipantConfig::yield_after_wake`] asks for it (as its writes do), and whose waiting
-    /// threads ask for the participant's [`ParticipantConfig::wake_slice`]. Thread-safe.
+    /// [`ParticipantConfig::yield_after_wake`] asks for it (as its writes do). Thread-safe.
     pub fn create_guard_condition(&self) -> crate::GuardCondition {
-        crate::GuardCondition::of_participant(self.inner.yield_after_wake, self.inner.wake_slice)
+        crate::GuardCondition::with_yield_after_wake(self.inner.yield_after_wake)
     }
 
     pub(crate) fn topic_key(&self, topic_name: &str) -> TopicKey {

@@ -358,7 +358,6 @@ impl Reader {
     /// variable. Whether data came, and how ([`Waited`]; one there at the first look counts as
     /// caught by the spin, as it always has for this wait's pace).
     fn sleep_for_data(&self, start: Instant, spin: Duration, timeout: Duration) -> (bool, Waited) {
-        super::wake_slice::before_sleep(|| self.shared.wake_slice);
         let deadline = start.checked_add(timeout);
         let seen = self.shared.arrivals.load(Ordering::Acquire);
         let mut st = self.shared.lock();

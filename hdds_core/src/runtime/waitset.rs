@@ -388,9 +388,10 @@ impl WaitSet {
                     *lock(&self.core.bell) = Some((Arc::clone(p), std::thread::current().id()));
                 }
             }
-            super::wake_slice::before_sleep(|| wake_slice(entries));
             let woke = match &port {
                 Some(p) => {
+                    // Woken by a writer of another process: ask to run at that wake-up.
+                    super::wake_slice::before_sleep(|| wake_slice(entries));
                     p.enter_drainer();
                     let (woke, drained) = self.core.sleep_on_bell(p, std::mem::take(&mut spin), deadline);
                     p.leave_drainer(drained);
@@ -441,13 +442,12 @@ impl Drop for WaitSet {
     }
 }
 
-/// The slice a thread sleeping for `entries` asks for: the shortest their readers' and guard
-/// conditions' participants ask for (`super::wake_slice`).
+/// The slice a thread sleeping for `entries` on a doorbell asks for: the shortest their readers'
+/// participants ask for (`super::wake_slice`).
 fn wake_slice<L: WaitList + ?Sized>(entries: &L) -> Duration {
-    super::wake_slice::shortest((0..entries.len()).map(|i| match entries.target(i) {
-        Target::ReaderData(r) | Target::ReaderStatus(r, _) => r.wake_slice(),
-        Target::Guard(g) => g.wake_slice,
-        Target::WriterStatus(..) => Duration::ZERO,
+    super::wake_slice::shortest((0..entries.len()).filter_map(|i| match entries.target(i) {
+        Target::ReaderData(r) | Target::ReaderStatus(r, _) => Some(r.wake_slice()),
+        _ => None,
     }))
 }
 

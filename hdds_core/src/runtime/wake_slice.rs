@@ -1,27 +1,35 @@
-//! Asking the kernel to run a waiting thread as soon as a write wakes it
+//! Asking the kernel to run a waiting thread as soon as a writer of another process wakes it
 //! ([`crate::ParticipantConfig::wake_slice`]): the sleeping side of the hand-over
 //! (`super::handoff` is the writing side).
 //!
-//! Why: a write that wakes a thread sleeping for one of its readers (an rclcpp executor in
-//! `rmw_wait`) gets that thread queued on the writer's own CPU, where it runs only once the writer
-//! yields at the end of its write. Since Linux 6.12 the fair scheduler (EEVDF) lets a thread choose
-//! its slice (`sched_attr.sched_runtime` of a SCHED_OTHER thread), and a waking thread whose slice
-//! is shorter than the running one's preempts it at the wake-up (`PREEMPT_SHORT`). With a short
-//! slice the woken executor runs inside the writer's futex wake: before the rest of the write,
-//! the writer's lock releases and its `sched_yield`. Measured on this project's 2-vCPU VMs
-//! (kernel 6.18, a bare futex ping between two processes at 1 kHz): wake to running 4.2-5.5 µs
-//! against 6.2-7.2 µs with the yield alone; perf_test Array1k at 1 kHz, two processes, 5
-//! interleaved repeats: 21.4 against 23.7 µs best effort, 20.3 against 22.6 µs reliable (the
-//! README and the notes have the A/B).
+//! Why: a write that rings the shared-memory doorbell of a thread sleeping for one of its readers
+//! in another process (an rclcpp executor in `rmw_wait`) gets that thread queued on the writer's
+//! own CPU, where it runs only once the writer yields at the end of its write. Since Linux 6.12
+//! the fair scheduler (EEVDF) lets a thread choose its slice (`sched_attr.sched_runtime` of a
+//! SCHED_OTHER thread), and a waking thread whose slice is shorter than the running one's
+//! preempts it at the wake-up (`PREEMPT_SHORT`). With a short slice the woken executor runs inside
+//! the writer's futex wake: before the rest of the write, its lock releases and its
+//! `sched_yield`. Measured on this project's 2-vCPU VMs (kernel 6.18): a bare futex ping between
+//! two processes at 1 kHz, wake to running 4.2-5.5 µs against 6.2-7.2 µs with the yield alone;
+//! perf_test Array1k at 1 kHz in two processes, best effort, 5 interleaved repeats: 18.7 against
+//! 22.6 µs, and 25.9 against 29.5 µs with the setting off in the other arm (results notes,
+//! session 28).
 //!
-//! Model: a thread asks once, the first time it goes to sleep in a wait for a reader or guard
-//! condition whose participant asks for a slice (`WaitSet`'s sleep, `Reader::wait_for_data`); a
-//! thread-local flag remembers that it asked. It asks only when its policy is SCHED_OTHER (a
-//! real-time executor is left alone) and its slice is longer than the one asked (a thread that
-//! chose a shorter slice keeps it; kernels before 6.12 report no slice, so nothing is asked
-//! there). Nice value and policy stay as they were. The thread keeps the slice after the wait: a
-//! slice is a latency hint, not a share; on a busy CPU the thread runs as much, in shorter turns.
-//! A refusal (a container's seccomp filter) is not retried and changes nothing but latency.
+//! Only doorbell waits ask. A same-process wait (a wait set's or `wait_for_data`'s condition
+//! variable) is woken from inside the write, and there the early run measured worse: perf_test
+//! Array1k at 1 kHz in one process, 22.2 against 20.8 µs and 7.5 against 6.6 % CPU with the
+//! setting off in the other arm (5 interleaved repeats); the writer's yield already hands the CPU
+//! over at the end of the write.
+//!
+//! Model: a thread asks once, the first time it goes to sleep on a participant's doorbell for
+//! readers whose participant asks for a slice (`WaitSet`'s doorbell mode, which `rmw_wait` and
+//! `Reader::wait_for_data` use when a same-host writer feeds the reader); a thread-local flag
+//! remembers that it asked. It asks only when its policy is SCHED_OTHER (a real-time executor is
+//! left alone) and its slice is longer than the one asked (a thread that chose a shorter slice
+//! keeps it; kernels before 6.12 report no slice, so nothing is asked there). Nice value and
+//! policy stay as they were. The thread keeps the slice after the wait: a slice is a latency
+//! hint, not a share; on a busy CPU the thread runs as much, in shorter turns. A refusal (a
+//! container's seccomp filter) is not retried and changes nothing but latency.
 //!
 //! The engine's own shared-memory reader thread does not ask: a participant whose application
 //! thread waits drains the rings itself (`super::net::shm`), so that thread is off the sample's
@@ -118,43 +126,56 @@ fn ask(_slice: Duration) {}
 mod tests {
     use std::time::Duration;
 
+    use crate::runtime::handoff::tests::shm_pair;
     use crate::runtime::waitset::{Target, WaitEntry, WaitSet};
-    use crate::{Participant, ParticipantConfig};
+    use crate::{Participant, ParticipantConfig, Reader, Writer};
 
-    /// The slice of a fresh thread after it slept once in a wait set on a guard condition of a
-    /// participant asking for `asked`, woken by a trigger from here.
-    fn slice_after_a_wait(asked: Duration) -> Option<Duration> {
-        let p = Participant::new(ParticipantConfig { wake_slice: asked, ..Default::default() }).unwrap();
-        let g = p.create_guard_condition();
+    /// A fresh thread's slice before and after it slept once in a wait set for `r`, woken by
+    /// `w`'s write from here. `None` on kernels that report no slice (before 6.12): nothing is
+    /// asked there, nothing to check.
+    fn slices_around_a_wait(w: &Writer, r: &Reader) -> Option<(Duration, Duration)> {
         std::thread::scope(|s| {
             let waiter = s.spawn(|| {
                 let before = super::current_slice();
-                let woke = WaitSet::new().wait(&mut [WaitEntry::new(Target::Guard(&g))][..], Some(Duration::from_secs(10)));
+                let woke = WaitSet::new().wait(&mut [WaitEntry::new(Target::ReaderData(r))][..], Some(Duration::from_secs(10)));
                 assert!(woke, "the waiter was not woken");
                 (before, super::current_slice())
             });
             std::thread::sleep(Duration::from_millis(100));
-            g.trigger();
+            w.write(&[5u8; 8]).unwrap();
             let (before, after) = waiter.join().unwrap();
-            // Kernels before 6.12 report no slice: nothing is asked there, nothing to check.
+            assert!(r.take().is_some());
             before.map(|b| {
                 assert!(b > super::WAKE_SLICE, "a fresh thread's slice is {b:?}, not the kernel's default");
-                after.unwrap()
+                (b, after.unwrap())
             })
         })
     }
 
-    /// A thread that slept for a participant asking for a slice has it afterwards; with the
-    /// setting off its slice stays the kernel's default.
+    /// A thread that slept on the doorbell for a reader of a participant asking for a slice has
+    /// it afterwards; with the setting off its slice stays the kernel's default.
     #[test]
-    fn a_waiting_thread_takes_the_participants_slice_only_when_asked() {
-        let Some(asked) = slice_after_a_wait(super::WAKE_SLICE) else {
-            eprintln!("this kernel reports no scheduler slice (before Linux 6.12): nothing is asked");
-            return;
-        };
-        assert_eq!(asked, super::WAKE_SLICE);
-        let off = slice_after_a_wait(Duration::ZERO).unwrap();
-        assert!(off > super::WAKE_SLICE, "with wake_slice zero the thread's slice became {off:?}");
+    fn a_thread_waiting_on_the_doorbell_takes_the_participants_slice_only_when_asked() {
+        for (slice, topic) in [(super::WAKE_SLICE, "slice-on"), (Duration::ZERO, "slice-off")] {
+            let (_remote, _local, over_shm, _own, r) = shm_pair(topic, false, slice);
+            let Some((before, after)) = slices_around_a_wait(&over_shm, &r) else {
+                eprintln!("this kernel reports no scheduler slice (before Linux 6.12): nothing is asked");
+                return;
+            };
+            let expected = if slice.is_zero() { before } else { slice };
+            assert_eq!(after, expected, "asked for {slice:?}");
+        }
+    }
+
+    /// A same-process wait does not ask: there the writer's yield hands the CPU over.
+    #[test]
+    fn a_same_process_wait_leaves_the_slice_alone() {
+        let p = Participant::new(ParticipantConfig::default()).unwrap();
+        let qos = crate::Qos::default();
+        let (w, r) = (p.create_writer("slice-intra", "T", qos).unwrap(), p.create_reader("slice-intra", "T", qos).unwrap());
+        if let Some((before, after)) = slices_around_a_wait(&w, &r) {
+            assert_eq!(after, before, "a same-process wait changed the thread's slice");
+        }
     }
 
     /// A thread that chose a shorter slice than the participant's keeps its own.
