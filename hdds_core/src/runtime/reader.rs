@@ -389,7 +389,8 @@ impl Reader {
         self.shared.wait_spin
     }
 
-    /// The participant's [`crate::ParticipantConfig::wake_slice`] (wait sets ask for it too).
+    /// The participant's [`crate::ParticipantConfig::wake_slice`] (what a wait set asleep on the
+    /// doorbell for this reader asks for).
     pub(crate) fn wake_slice(&self) -> Duration {
         self.shared.wake_slice
     }
