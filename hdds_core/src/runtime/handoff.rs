@@ -27,9 +27,9 @@
 //! never yields, so a stream faster than the reader pays nothing. A SCHED_FIFO writer yields only
 //! to threads of its own priority: nothing changes for it but a system call.
 //!
-//! The sleeping side does its part too (`super::wake_slice`): a waiting thread asks for a short
-//! scheduler slice, and on Linux 6.12 and later its wake-up then preempts the writer inside the
-//! futex wake. The yield stays for kernels and threads where that does not hold; where it does,
+//! The sleeping side does its part too (`super::wake_slice`): a thread waiting on the
+//! shared-memory doorbell asks for a short scheduler slice, and on Linux 6.12 and later a wake-up
+//! by a writer of another process then preempts that writer inside the futex wake. The yield stays for kernels and threads where that does not hold; where it does,
 //! it comes after the sample was taken and costs the writer a system call, not the sample time.
 //!
 //! Cost: one `sched_yield` per write that woke a sleeper (under a microsecond), and on a loaded

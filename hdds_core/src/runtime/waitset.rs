@@ -390,7 +390,7 @@ impl WaitSet {
             }
             let woke = match &port {
                 Some(p) => {
-                    // Woken by a writer of another process: ask to run at that wake-up.
+                    // Writers of other processes wake this thread here: ask to run at their wake-up.
                     super::wake_slice::before_sleep(|| wake_slice(entries));
                     p.enter_drainer();
                     let (woke, drained) = self.core.sleep_on_bell(p, std::mem::take(&mut spin), deadline);

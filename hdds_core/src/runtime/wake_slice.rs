@@ -38,10 +38,10 @@
 use std::cell::Cell;
 use std::time::Duration;
 
-/// [`crate::ParticipantConfig::wake_slice`]'s default: the kernel's shortest slice.
-pub const WAKE_SLICE: Duration = Duration::from_micros(100);
 /// The slices the kernel accepts (it clamps anything else into this range).
 pub const WAKE_SLICE_RANGE: (Duration, Duration) = (Duration::from_micros(100), Duration::from_millis(100));
+/// [`crate::ParticipantConfig::wake_slice`]'s default: the kernel's shortest slice.
+pub const WAKE_SLICE: Duration = WAKE_SLICE_RANGE.0;
 
 thread_local! {
     /// Whether this thread asked for a slice already (whatever the answer).
@@ -85,26 +85,25 @@ mod sys {
         period: u64,
     }
 
-    fn get() -> Option<SchedAttr> {
+    /// The calling thread's attributes, when it is a SCHED_OTHER thread on a kernel that reports
+    /// its slice (`runtime`; zero before Linux 6.12).
+    fn fair_attr() -> Option<SchedAttr> {
         let mut a = SchedAttr::default();
         // SAFETY: `a` is a writable sched_attr of the size passed; pid 0 is the calling thread.
         let r = unsafe {
             libc::syscall(libc::SYS_sched_getattr, 0, &mut a as *mut SchedAttr, std::mem::size_of::<SchedAttr>(), 0)
         };
-        (r == 0).then_some(a)
+        (r == 0 && a.policy == libc::SCHED_OTHER as u32 && a.runtime > 0).then_some(a)
     }
 
     /// The calling thread's slice, when it is a SCHED_OTHER thread on a kernel that reports one.
     #[cfg(test)]
     pub(crate) fn slice() -> Option<Duration> {
-        get().filter(|a| a.policy == libc::SCHED_OTHER as u32 && a.runtime > 0).map(|a| Duration::from_nanos(a.runtime))
+        fair_attr().map(|a| Duration::from_nanos(a.runtime))
     }
 
     pub(super) fn ask(slice: Duration) {
-        let Some(mut a) = get() else { return };
-        if a.policy != libc::SCHED_OTHER as u32 || a.runtime == 0 || a.runtime <= slice.as_nanos() as u64 {
-            return;
-        }
+        let Some(mut a) = fair_attr().filter(|a| a.runtime > slice.as_nanos() as u64) else { return };
         a.size = std::mem::size_of::<SchedAttr>() as u32;
         a.flags = 0;
         a.runtime = slice.as_nanos() as u64;
