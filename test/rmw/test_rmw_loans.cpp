@@ -22,6 +22,7 @@
 #include "test_msgs/msg/basic_types.h"
 #include "test_msgs/msg/basic_types.hpp"
 #include "test_msgs/msg/bounded_plain_sequences.h"
+#include "test_msgs/msg/builtins.h"
 #include "test_msgs/msg/defaults.h"
 #include "test_msgs/msg/defaults.hpp"
 #include "test_msgs/msg/nested.h"
@@ -311,6 +312,69 @@ TEST_F(Loans, PublishedLoansReachLoanedAndPlainTakes)
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), plain)) << take_error();
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), loaning)) << take_error();
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+}
+
+TEST_F(Loans, SameProcessSamplesAreTakenInPlaceWhenTheirFieldsAllow)
+{
+  // One sample reaches two subscriptions of this process. A type of 4-byte fields is taken in
+  // place by both, in the one buffer the publisher serialized it into (the same address, no
+  // copy); a type with 8-byte fields is deserialized into a message of each subscription's own
+  // (the heap buffer's body is 4 bytes past a 16-byte boundary, MessageTypeSupport::in_place).
+  struct Case
+  {
+    const rosidl_message_type_support_t * ts;
+    const char * topic;
+    bool in_place;
+  };
+  const Case cases[] = {
+    {ROSIDL_GET_MSG_TYPE_SUPPORT(test_msgs, msg, Builtins), "/loan_in_process_narrow", true},
+    {basic_types_ts(), "/loan_in_process_wide", false}};
+  for (const Case & c : cases) {
+    SCOPED_TRACE(c.topic);
+    rmw_publisher_t * pub = make_pub(node_.get(), c.topic, c.ts);
+    ASSERT_NE(nullptr, pub) << take_error();
+    rmw_subscription_t * subs[2] = {
+      make_sub(node_.get(), c.topic, c.ts), make_sub(node_.get(), c.topic, c.ts)};
+    ASSERT_NE(nullptr, subs[0]) << take_error();
+    ASSERT_NE(nullptr, subs[1]) << take_error();
+    ASSERT_TRUE(
+      wait_until(
+        [&]() {
+          size_t count = 0;
+          return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK &&
+          count == 2;
+        }));
+    test_msgs__msg__Builtins narrow{};
+    narrow.duration_value.sec = -5;
+    narrow.time_value.nanosec = 123456789;
+    test_msgs__msg__BasicTypes wide{};
+    ASSERT_TRUE(test_msgs__msg__BasicTypes__init(&wide));
+    wide.uint64_value = 0x0102030405060708ull;
+    const void * out = c.in_place ? static_cast<const void *>(&narrow) : &wide;
+    ASSERT_EQ(RMW_RET_OK, rmw_publish(pub, out, nullptr)) << take_error();
+
+    void * loans[2] = {};
+    for (int i = 0; i < 2; ++i) {
+      rmw_message_info_t info = rmw_get_zero_initialized_message_info();
+      loans[i] = take_loan(subs[i], &info);
+      ASSERT_NE(nullptr, loans[i]);
+      EXPECT_TRUE(sent_by(pub, info));
+      if (c.in_place) {
+        EXPECT_EQ(-5, static_cast<test_msgs__msg__Builtins *>(loans[i])->duration_value.sec);
+        EXPECT_EQ(
+          123456789u, static_cast<test_msgs__msg__Builtins *>(loans[i])->time_value.nanosec);
+      } else {
+        EXPECT_EQ(
+          0x0102030405060708ull, static_cast<test_msgs__msg__BasicTypes *>(loans[i])->uint64_value);
+      }
+    }
+    EXPECT_EQ(c.in_place, loans[0] == loans[1]) << "in place, both loans are the one sample";
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(RMW_RET_OK, rmw_return_loaned_message_from_subscription(subs[i], loans[i]));
+      EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(node_.get(), subs[i])) << take_error();
+    }
+    EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(node_.get(), pub)) << take_error();
+  }
 }
 
 TEST_F(Loans, MisuseFailsWithItsCodeAndAMessage)

@@ -24,6 +24,7 @@
 #include "test_msgs/msg/basic_types.h"
 #include "test_msgs/msg/basic_types.hpp"
 #include "test_msgs/msg/bounded_sequences.hpp"
+#include "test_msgs/msg/builtins.hpp"
 #include "test_msgs/msg/strings.hpp"
 #include "test_msgs/msg/unbounded_sequences.hpp"
 #include "test_msgs/service_fixtures.hpp"
@@ -297,6 +298,48 @@ TEST(MessageTypeSupport, InPlaceOnlyWhereTheBytesAreTheMessage)
   ASSERT_LE(size, sizeof(storage) - 60);
   ASSERT_EQ(RMW_RET_OK, strings.serialize(&s, data, size, &written)) << take_error();
   EXPECT_EQ(nullptr, strings.in_place(data, size));
+}
+
+TEST(MessageTypeSupport, InPlaceWhereTheBodyIsAlignedForItsWidestField)
+{
+  // A same-process writer's sample is a heap buffer whose body lies 4 bytes past a 16-byte
+  // boundary: read in place for a type of 4-byte fields, deserialized for one with 8-byte fields.
+  MessageTypeSupport builtins;
+  ASSERT_EQ(
+    RMW_RET_OK, MessageTypeSupport::resolve(cpp_ts<test_msgs::msg::Builtins>(), &builtins));
+  test_msgs::msg::Builtins msg;
+  msg.duration_value.sec = -3;
+  msg.duration_value.nanosec = 7;
+  msg.time_value.sec = 11;
+  msg.time_value.nanosec = 13;
+  size_t size = 0;
+  ASSERT_EQ(RMW_RET_OK, builtins.serialized_size(&msg, &size)) << take_error();
+  ASSERT_EQ(4 + sizeof(msg), size);
+  alignas(64) uint8_t storage[64 + 256] = {};
+  size_t written = 0;
+  for (size_t at : {12, 16, 20, 24}) {
+    uint8_t * data = storage + at;
+    ASSERT_EQ(RMW_RET_OK, builtins.serialize(&msg, data, size, &written)) << take_error();
+    const void * in = builtins.in_place(data, size);
+    ASSERT_EQ(static_cast<const void *>(data + 4), in) << "body at " << at + 4;
+    EXPECT_EQ(msg, *static_cast<const test_msgs::msg::Builtins *>(in));
+  }
+  uint8_t * data = storage + 18;
+  ASSERT_EQ(RMW_RET_OK, builtins.serialize(&msg, data, size, &written)) << take_error();
+  EXPECT_EQ(nullptr, builtins.in_place(data, size)) << "a body 2 bytes past a 4-byte boundary";
+
+  MessageTypeSupport basic;
+  ASSERT_EQ(RMW_RET_OK, MessageTypeSupport::resolve(cpp_ts<test_msgs::msg::BasicTypes>(), &basic));
+  test_msgs::msg::BasicTypes wide;
+  wide.uint64_value = 5;
+  ASSERT_EQ(RMW_RET_OK, basic.serialized_size(&wide, &size)) << take_error();
+  ASSERT_LE(size + 16, sizeof(storage));
+  data = storage + 16;
+  ASSERT_EQ(RMW_RET_OK, basic.serialize(&wide, data, size, &written)) << take_error();
+  EXPECT_EQ(nullptr, basic.in_place(data, size)) << "8-byte fields with the body 4 past 8";
+  data = storage + 60;
+  ASSERT_EQ(RMW_RET_OK, basic.serialize(&wide, data, size, &written)) << take_error();
+  EXPECT_NE(nullptr, basic.in_place(data, size)) << "the same bytes with the body aligned";
 }
 
 TEST(MessageTypeSupport, LargestSize)

@@ -3,6 +3,7 @@
 // Compiling a message type's introspection into a plan (see cdr_plan.hpp).
 #include "detail/cdr_plan.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -390,6 +391,11 @@ std::unique_ptr<Plan> compile(const void * members_ptr, const SubPlanFn & sub, s
   plan->min_size = min_size_of(*plan);
   plan->uniform = plan->ops.size() == 1 && plan->runs.size() == 1 &&
     plan->runs[0].offset == 0 && plan->runs[0].length == plan->size_of;
+  if (plan->uniform) {
+    for (const Leaf & leaf : plan->runs[0].leaves) {
+      plan->align = std::max<size_t>(plan->align, leaf.size);
+    }
+  }
   return plan;
 }
 }  // namespace

@@ -106,6 +106,10 @@ struct Plan
   bool empty = false;
   // Exactly one run covering [0, size_of): an array of this type is one memcpy when fast.
   bool uniform = false;
+  // Uniform plans: what a message's address must be a multiple of to be read in place, the size
+  // of its widest primitive (a primitive's alignment is at most its size on every ABI ROS 2 runs
+  // on, and a struct's is its widest member's).
+  size_t align = 1;
 };
 
 // Finds or compiles the plan of a nested message type (given its MessageMembers): supplied by the

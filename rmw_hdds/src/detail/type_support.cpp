@@ -275,7 +275,9 @@ bool MessageTypeSupport::is_fixed_size() const {return cdr::is_fixed_size(*plan_
 const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) const
 {
   // The body of a same-host writer's sample starts a cache line in its ring (the engine's
-  // ring.rs, LENT_LEAD); other buffers (a UDP sample, a copy) rarely pass the alignment check.
+  // ring.rs, LENT_LEAD). A same-process writer's sample is a heap buffer starting 16 bytes into an
+  // 8-aligned allocation (the engine's Arc<[u8]>): its body, 4 bytes past an 8-byte boundary, is
+  // read in place for types whose fields are at most 4 bytes wide, deserialized for the others.
   const cdr::Plan & plan = *plan_;
   const size_t need = in_place_size();
   if (need == 0 || size < need || data[0] != 0 || data[1] != (kHostLittleEndian ? 1 : 0))
@@ -283,7 +285,7 @@ const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) con
     return nullptr;
   }
   const uint8_t * body = data + kEncapsulationSize;
-  if (reinterpret_cast<uintptr_t>(body) % alignof(std::max_align_t) != 0) {
+  if (reinterpret_cast<uintptr_t>(body) % plan.align != 0) {
     return nullptr;
   }
   if (plan.runs[0].has_bools) {
@@ -308,9 +310,7 @@ void * MessageTypeSupport::place_in(uint8_t * data, size_t size) const
 {
   uint8_t * body = data + kEncapsulationSize;
   const size_t need = in_place_size();
-  if (need == 0 || size < need ||
-    reinterpret_cast<uintptr_t>(body) % alignof(std::max_align_t) != 0)
-  {
+  if (need == 0 || size < need || reinterpret_cast<uintptr_t>(body) % plan_->align != 0) {
     return nullptr;
   }
   put_header(data);

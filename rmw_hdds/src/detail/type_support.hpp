@@ -61,8 +61,8 @@ public:
   // zero-copy rmw_take_loaned_message), or nullptr when it has to be deserialized. In place only
   // when the type's memory layout is its CDR layout (one memcpy-able run covering the whole
   // struct, see cdr::Plan::uniform), the sample is CDR in this host's byte order and at least the
-  // struct's size, its body (after the encapsulation header) is aligned for any type, and every
-  // bool is 0 or 1.
+  // struct's size, its body (after the encapsulation header) is aligned for the struct
+  // (cdr::Plan::align), and every bool is 0 or 1.
   const void * in_place(const uint8_t * data, size_t size) const;
   // The bytes of a serialized sample whose message lies in it as in memory (the encapsulation
   // header and sizeof the message), or 0 when the type's memory layout is not its CDR layout.
@@ -71,7 +71,7 @@ public:
   // fill in place (rmw_hdds's zero-copy rmw_borrow_loaned_message): the encapsulation header is
   // written and the body initialized as new_message does; the buffer then holds the serialized
   // message as it is filled. nullptr (nothing written, no message set) when in_place_size() is 0
-  // or more than `size`, or the body would not be aligned for any type. RMW_RET_BAD_ALLOC is not
+  // or more than `size`, or the body would not be aligned for the struct. RMW_RET_BAD_ALLOC is not
   // possible: the types placed own no memory.
   void * place_in(uint8_t * data, size_t size) const;
 
