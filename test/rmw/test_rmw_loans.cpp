@@ -52,10 +52,11 @@ rmw_subscription_t * make_sub(
   return rmw_create_subscription(node, ts, topic, &rmw_qos_profile_default, &options);
 }
 
-bool matched(const rmw_publisher_t * pub)
+bool matched(const rmw_publisher_t * pub, size_t subscriptions = 1)
 {
   size_t count = 0;
-  return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK && count == 1;
+  return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK &&
+    count == subscriptions;
 }
 
 // Takes one loaned message within 5 s; nullptr if none came.
@@ -245,13 +246,7 @@ TEST_F(Loans, PublishedLoansReachLoanedAndPlainTakes)
   ASSERT_NE(nullptr, loaning) << take_error();
   rmw_subscription_t * plain = make_sub(node_.get(), "/loan_round_trip", basic_types_ts());
   ASSERT_NE(nullptr, plain) << take_error();
-  ASSERT_TRUE(
-    wait_until(
-      [&]() {
-        size_t count = 0;
-        return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK &&
-        count == 2;
-      }));
+  ASSERT_TRUE(wait_until([&]() {return matched(pub, 2);}));
 
   // A loan, published.
   void * msg = nullptr;
@@ -337,13 +332,7 @@ TEST_F(Loans, SameProcessSamplesAreTakenInPlaceWhenTheirFieldsAllow)
       make_sub(node_.get(), c.topic, c.ts), make_sub(node_.get(), c.topic, c.ts)};
     ASSERT_NE(nullptr, subs[0]) << take_error();
     ASSERT_NE(nullptr, subs[1]) << take_error();
-    ASSERT_TRUE(
-      wait_until(
-        [&]() {
-          size_t count = 0;
-          return rmw_publisher_count_matched_subscriptions(pub, &count) == RMW_RET_OK &&
-          count == 2;
-        }));
+    ASSERT_TRUE(wait_until([&]() {return matched(pub, 2);}));
     test_msgs__msg__Builtins narrow{};
     narrow.duration_value.sec = -5;
     narrow.time_value.nanosec = 123456789;
