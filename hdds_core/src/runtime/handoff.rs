@@ -29,8 +29,9 @@
 //!
 //! The sleeping side does its part too (`super::wake_slice`): a thread waiting on the
 //! shared-memory doorbell asks for a short scheduler slice, and on Linux 6.12 and later a wake-up
-//! by a writer of another process then preempts that writer inside the futex wake. The yield stays for kernels and threads where that does not hold; where it does,
-//! it comes after the sample was taken and costs the writer a system call, not the sample time.
+//! by a writer of another process then preempts that writer inside the futex wake. The yield
+//! stays for kernels and threads where that does not hold; where it does, it comes after the
+//! sample was taken and costs the writer a system call, not the sample time.
 //!
 //! Cost: one `sched_yield` per write that woke a sleeper (under a microsecond), and on a loaded
 //! CPU the writer may wait behind other threads there for up to a scheduler slice before its

@@ -136,7 +136,8 @@ mod tests {
         std::thread::scope(|s| {
             let waiter = s.spawn(|| {
                 let before = super::current_slice();
-                let woke = WaitSet::new().wait(&mut [WaitEntry::new(Target::ReaderData(r))][..], Some(Duration::from_secs(10)));
+                let woke = WaitSet::new()
+                    .wait(&mut [WaitEntry::new(Target::ReaderData(r))][..], Some(Duration::from_secs(10)));
                 assert!(woke, "the waiter was not woken");
                 (before, super::current_slice())
             });
@@ -171,7 +172,8 @@ mod tests {
     fn a_same_process_wait_leaves_the_slice_alone() {
         let p = Participant::new(ParticipantConfig::default()).unwrap();
         let qos = crate::Qos::default();
-        let (w, r) = (p.create_writer("slice-intra", "T", qos).unwrap(), p.create_reader("slice-intra", "T", qos).unwrap());
+        let (w, r) =
+            (p.create_writer("slice-intra", "T", qos).unwrap(), p.create_reader("slice-intra", "T", qos).unwrap());
         if let Some((before, after)) = slices_around_a_wait(&w, &r) {
             assert_eq!(after, before, "a same-process wait changed the thread's slice");
         }
