@@ -3,8 +3,10 @@
 // Message loans through the rmw API: offered for fixed-size types only, borrowed messages are
 // initialized, published loans arrive (to loaned and plain takes alike), taken loans carry the
 // message and its info, a same-host sample is taken in place in its writer's shared-memory ring
-// and borrowed in place in it (zero copy on both sides), and every misuse fails with its documented code and a message. Loans still out
-// when their entity goes are freed (the ASan run of this test checks it).
+// and borrowed in place in it (zero copy on both sides), a same-process sample of a type with
+// fields at most 4 bytes wide is taken in place in its publisher's one buffer, and every misuse
+// fails with its documented code and a message. Loans still out when their entity goes are freed
+// (the ASan run of this test checks it).
 #include <gtest/gtest.h>
 
 #include <chrono>
