@@ -41,6 +41,19 @@ if ! command -v cargo >/dev/null 2>&1; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q cargo rustc
 fi
 say "$(cargo --version)"
+# scripts/test.sh checks formatting and lints: rustfmt and clippy come with rustup's default profile,
+# not with its minimal one nor with Debian's cargo.
+for tool in fmt clippy; do
+  if ! cargo "$tool" --version >/dev/null 2>&1; then
+    component=$([ "$tool" = fmt ] && echo rustfmt || echo clippy)
+    say "installing $component (scripts/test.sh runs cargo $tool)"
+    if command -v rustup >/dev/null 2>&1; then
+      rustup component add "$component"
+    else
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$([ "$tool" = fmt ] && echo rustfmt || echo rust-clippy)"
+    fi
+  fi
+done
 
 if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $HDDS_CBINDGEN_VERSION" ]; then
   say "installing cbindgen $HDDS_CBINDGEN_VERSION (pinned: it generates hdds/hdds.h)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (what .ci/run runs): installs what the tests need, then runs
-#   1. the Rust tests of the whole workspace (engine, C ABI crate, tools);
+#   1. rustfmt's check and the Rust tests of the whole workspace (engine, C ABI crate, tools);
 #   2. the C ABI tests (C programs built against the generated hdds/hdds.h);
 #   2b. the benchmark runner's parsing: performance_test's logs, --rmws, --cells (test/bench);
 #   3. checks (docs/checks.md): the C ABI tests under ASan+UBSan, ThreadSanitizer over the
@@ -45,9 +45,11 @@ tally() {
   skipped=$((skipped + s))
 }
 
-section "Rust: clippy (warnings are errors) and cargo test --workspace"
+section "Rust: rustfmt (cargo fmt --check), clippy (warnings are errors) and cargo test --workspace"
 cd "$root"
 rust_ok=1
+# Formatting is checked here so that it cannot slip past review (session 29 found two lines).
+cargo fmt --all --check 2>&1 | tee "$logs/fmt.log" || { echo "FAILED: cargo fmt --check; run 'cargo fmt --all' and commit the result"; rust_ok=0; }
 cargo clippy --workspace --all-targets --locked -q -- -D warnings 2>&1 | tee "$logs/clippy.log" || rust_ok=0
 cargo test --workspace --locked 2>&1 | tee "$logs/cargo.log" || rust_ok=0
 rp=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) s += $i} END {print s + 0}' "$logs/cargo.log")
