@@ -9,7 +9,8 @@
 //!   `transport::shm` (other processes of the host, through /dev/shm), [`transport::udp`].
 //! - [`runtime`]: participants, writers and readers: the public API that `hdds_ffi` wraps.
 //!
-//! `capacity` (giving back the memory of a burst or a peak) and [`spin`] (the bounded spin before
+//! [`payload`] is a sample's serialized bytes as every layer shares them (the body aligned for
+//! in-place reads). `capacity` (giving back the memory of a burst or a peak) and [`spin`] (the bounded spin before
 //! a wait sleeps) serve every layer.
 
 mod arc_bytes;
@@ -18,6 +19,7 @@ pub mod cdr;
 pub mod discovery;
 pub mod error;
 mod guid_hash;
+pub mod payload;
 pub mod qos;
 pub mod rtps;
 pub mod runtime;
@@ -27,6 +29,7 @@ pub mod transport;
 pub mod wire;
 
 pub use error::{Error, Result};
+pub use payload::Payload;
 pub use qos::Qos;
 pub use rtps::ReassemblyLimits;
 pub use runtime::{

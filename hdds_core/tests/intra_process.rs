@@ -211,3 +211,41 @@ fn loans_and_write_into_refuse_lengths_beyond_a_sample() {
     assert_eq!(loan.publish().unwrap(), 1);
     assert_eq!(&*r.take().unwrap().data, &[0, 1, 0, 0, 7, 7, 7, 7]);
 }
+
+/// A sample's body (after the 4-byte encapsulation header) is 8-byte aligned in the buffer every
+/// reader of the process shares, whether the writer copied it (`write`), had it serialized in
+/// place (`write_into`, a shorter fill included) or reused a replaced sample's buffer: what lets
+/// the RMW hand out a message with 8-byte fields in place (rmw_take_loaned_message).
+#[test]
+fn every_reader_shares_one_buffer_whose_body_is_8_byte_aligned() {
+    let p = participant(0);
+    let q = Qos { history: History::KeepLast(2), ..Qos::default() };
+    let w = p.create_writer("rt/aligned_body", "T", q).unwrap();
+    let readers =
+        [p.create_reader("rt/aligned_body", "T", q).unwrap(), p.create_reader("rt/aligned_body", "T", q).unwrap()];
+    let aligned = |s: &hdds_core::Sample| s.data[4..].as_ptr() as usize % hdds_core::Payload::BODY_ALIGN == 0;
+    for round in 0..20u8 {
+        let len = 5 + round as usize * 7;
+        let payload: Vec<u8> = (0..len as u8).map(|b| b.wrapping_add(round)).collect();
+        let via_write_into = round % 2 == 1;
+        if via_write_into {
+            // Asks for 3 bytes more than it writes: the sample is the bytes written.
+            let fill = |buf: &mut [std::mem::MaybeUninit<u8>]| {
+                for (d, s) in buf.iter_mut().zip(&payload) {
+                    d.write(*s);
+                }
+                Ok(payload.len())
+            };
+            // SAFETY: `fill` initializes every byte it reports written.
+            unsafe { w.write_into(len + 3, &hdds_core::WriteOptions::default(), fill) }.unwrap();
+        } else {
+            w.write(&payload).unwrap();
+        }
+        let got: Vec<_> = readers.iter().map(|r| r.take().expect("each reader gets it")).collect();
+        for s in &got {
+            assert_eq!(&s.data[..], &payload[..], "round {round}");
+            assert!(aligned(s), "round {round} (write_into {via_write_into}): body at {:p}", s.data[4..].as_ptr());
+        }
+        assert!(hdds_core::Payload::ptr_eq(&got[0].data, &got[1].data), "round {round}: a copy per reader");
+    }
+}

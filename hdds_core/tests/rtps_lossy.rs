@@ -13,7 +13,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdds_core::qos::Durability;
@@ -59,7 +58,7 @@ enum Msg {
     Data {
         sn: i64,
         meta: SampleMeta,
-        payload: Arc<[u8]>,
+        payload: hdds_core::Payload,
     },
     Frag(DataFrag),
     Gap(Gap),
@@ -263,7 +262,7 @@ impl Sim {
 
     fn write(&mut self) -> Result<i64, WriteBlocked> {
         let sn = self.writer.last_sn() + 1;
-        let data: Arc<[u8]> = payload(sn, self.sample_len).into();
+        let data: hdds_core::Payload = payload(sn, self.sample_len).into();
         let r = self.writer.write(
             self.at(),
             data,

@@ -85,6 +85,9 @@ fn exchange(domain: u32, shm: bool, n: u32, size: usize) -> (u64, u64) {
     assert_eq!(got.len(), n as usize, "shm {shm}: every sample arrives");
     for (i, s) in got.iter().enumerate() {
         assert!(s.data[..] == payload(i as u32, size)[..], "shm {shm}: sample {i} intact");
+        // Read out of the ring, or received (and, 16 MiB over UDP, reassembled): the body is
+        // aligned for a message with 8-byte fields (an RMW may hand it out in place).
+        assert_eq!(s.data[4..].as_ptr() as usize % hdds_core::Payload::BODY_ALIGN, 0, "shm {shm}: sample {i}'s body");
         assert_eq!(s.info.sequence_number, i as i64 + 1);
         assert_eq!(s.info.writer_guid, w.guid());
         assert!(s.info.source_timestamp <= s.info.reception_timestamp);

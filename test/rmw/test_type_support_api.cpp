@@ -302,8 +302,9 @@ TEST(MessageTypeSupport, InPlaceOnlyWhereTheBytesAreTheMessage)
 
 TEST(MessageTypeSupport, InPlaceWhereTheBodyIsAlignedForItsWidestField)
 {
-  // A same-process writer's sample is a heap buffer whose body lies 4 bytes past a 16-byte
-  // boundary: read in place for a type of 4-byte fields, deserialized for one with 8-byte fields.
+  // A body is read in place where it is aligned for the struct's widest field: a type of 4-byte
+  // fields at any 4-byte boundary, one with 8-byte fields only at an 8-byte boundary (the engine
+  // aligns its buffers' bodies so: hdds_core/src/payload.rs).
   MessageTypeSupport builtins;
   ASSERT_EQ(
     RMW_RET_OK, MessageTypeSupport::resolve(cpp_ts<test_msgs::msg::Builtins>(), &builtins));

@@ -5,8 +5,8 @@
 //! It accepts any writer (SPDP's reader must, discovery is how writers become known), so the
 //! per-writer state is bounded: past `max_writers`, the writer heard from least recently is forgotten.
 
+use crate::payload::Payload;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::fragment::{EvictPolicy, FragOutcome, Reassembler, ReassemblyLimits};
@@ -107,7 +107,7 @@ impl BestEffortReader {
             self.dropped += 1;
             return;
         }
-        self.deliver(writer, sn, *meta, Arc::from(data), out);
+        self.deliver(writer, sn, *meta, Payload::copy_of(data), out);
     }
 
     /// Samples given up by reassembly for its limits ([`super::ReassemblyLimits`]).
@@ -133,7 +133,7 @@ impl BestEffortReader {
         }
     }
 
-    fn deliver(&mut self, writer: Guid, sn: i64, meta: SampleMeta, payload: Arc<[u8]>, out: &mut Vec<ReaderAction>) {
+    fn deliver(&mut self, writer: Guid, sn: i64, meta: SampleMeta, payload: Payload, out: &mut Vec<ReaderAction>) {
         let Some(w) = self.writers.get_mut(&writer) else { return };
         // The first sample from a writer starts the count: what came before it was not for us.
         if w.last > 0 && sn > w.last + 1 {

@@ -13,8 +13,8 @@
 //! a 64 KiB buffer was a quarter of a 64 KiB pong's instructions): every byte of it belongs to
 //! exactly one fragment, and the sample is handed out only once every fragment was copied in.
 
+use crate::payload::{Payload, UninitPayload};
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 use super::messages::{DataFrag, FragmentHeader, SampleMeta};
 use super::sn_window::{SnWindow, WINDOW_BITS};
@@ -38,21 +38,14 @@ pub fn fragments_per_submessage(fragment_size: usize) -> u32 {
 }
 
 /// DATA_FRAG number `n` (from 1) of `sample`, one fragment per submessage.
-pub fn data_frag(sn: i64, meta: SampleMeta, sample: &Arc<[u8]>, fragment_size: u16, n: u32) -> DataFrag {
+pub fn data_frag(sn: i64, meta: SampleMeta, sample: &Payload, fragment_size: u16, n: u32) -> DataFrag {
     data_frags(sn, meta, sample, fragment_size, n, 1)
 }
 
 /// The DATA_FRAG of `count` fragments from number `first` (from 1) of `sample`; `count` is cut
 /// at the sample's last fragment. One submessage instead of `count`: fewer headers to write and
 /// to parse, and one reassembly step at the reader.
-pub fn data_frags(
-    sn: i64,
-    meta: SampleMeta,
-    sample: &Arc<[u8]>,
-    fragment_size: u16,
-    first: u32,
-    count: u32,
-) -> DataFrag {
+pub fn data_frags(sn: i64, meta: SampleMeta, sample: &Payload, fragment_size: u16, first: u32, count: u32) -> DataFrag {
     let total = fragment_count(sample.len(), fragment_size as usize);
     let count = count.min(total.saturating_sub(first) + 1).clamp(1, u16::MAX as u32);
     DataFrag {
@@ -64,7 +57,7 @@ pub fn data_frags(
             sample_size: sample.len() as u32,
         },
         meta,
-        sample: Arc::clone(sample),
+        sample: Payload::clone(sample),
     }
 }
 
@@ -125,7 +118,7 @@ pub enum FragOutcome {
     Duplicate,
     Complete {
         meta: SampleMeta,
-        payload: Arc<[u8]>,
+        payload: Payload,
     },
     Rejected(FragReject),
 }
@@ -140,7 +133,7 @@ struct Partial {
     received: u32,
     bits: Vec<u64>,
     /// Initialized where `bits` says a fragment was received.
-    buf: Arc<[MaybeUninit<u8>]>,
+    buf: UninitPayload,
     meta: SampleMeta,
     have_first: bool,
     stamp: u64,
@@ -268,7 +261,7 @@ impl Reassembler {
             p.meta = *meta;
             p.have_first = true;
         }
-        let Some(buf) = Arc::get_mut(&mut p.buf) else {
+        let Some(buf) = p.buf.bytes_mut() else {
             // The buffer is shared only once complete, and complete samples are removed at once.
             return reject(FragReject::Inconsistent);
         };
@@ -300,7 +293,8 @@ impl Reassembler {
         // copied in above, and fragments 1..=total cover every byte of the buffer (its length is
         // the sample size, checked equal for every fragment, which is at most total * fs and more
         // than (total - 1) * fs): every element is initialized.
-        let payload = unsafe { crate::arc_bytes::assume_init(p.buf) };
+        let len = p.buf.len();
+        let payload = unsafe { p.buf.assume_init(len) };
         FragOutcome::Complete { meta: p.meta, payload }
     }
 
@@ -354,7 +348,7 @@ impl Reassembler {
             received: 0,
             bits,
             // Allocated once at its final size, then filled in place (see the module comment).
-            buf: crate::arc_bytes::uninit(size),
+            buf: Payload::uninit(size),
             meta: *meta,
             have_first: false,
             stamp: self.stamp,
@@ -427,7 +421,7 @@ mod tests {
 
     #[test]
     fn split_and_reassemble_out_of_order_with_duplicates() {
-        let sample: Arc<[u8]> = (0..2500u32).map(|i| i as u8).collect();
+        let sample: Payload = (0..2500u32).map(|i| i as u8).collect();
         assert_eq!(fragment_count(2500, 1000), 3);
         let frags: Vec<DataFrag> = (1..=3).map(|n| data_frag(7, SampleMeta::default(), &sample, 1000, n)).collect();
         assert_eq!(frags[2].bytes().len(), 500);
@@ -450,7 +444,7 @@ mod tests {
     fn multi_fragment_submessages_overlapping_repairs_give_every_byte() {
         // 13 fragments of 100 bytes, the last of 50: every byte must come from its fragment (the
         // buffer is not zeroed first), whatever mix of runs and single repairs brought it.
-        let sample: Arc<[u8]> = (0..1250u32).map(|i| (i * 7 + 3) as u8).collect();
+        let sample: Payload = (0..1250u32).map(|i| (i * 7 + 3) as u8).collect();
         let m = SampleMeta::default();
         let tail = data_frags(9, m, &sample, 100, 11, 10);
         assert_eq!((tail.header.fragment_start, tail.header.fragments_in_submessage), (11, 3), "cut at the last");

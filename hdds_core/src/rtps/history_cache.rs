@@ -5,8 +5,8 @@
 //! every reliable reader acknowledged, which is always a prefix), so the kept SNs are one contiguous
 //! run and a ring indexed by `sn - first` finds any of them in O(1) without per-sample allocation.
 
+use crate::payload::Payload;
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use super::messages::SampleMeta;
 use crate::qos::History;
@@ -43,7 +43,7 @@ impl HistoryKind {
 pub struct CacheChange {
     pub sn: i64,
     pub meta: SampleMeta,
-    pub payload: Arc<[u8]>,
+    pub payload: Payload,
     /// A directed sample: only this reader gets it; for every other one the SN is irrelevant.
     pub only_for: Option<Guid>,
 }
@@ -113,7 +113,7 @@ impl HistoryCache {
     }
 
     /// Adds a sample and returns its SN and, for a full KEEP_LAST history, the SN it replaced.
-    pub fn add(&mut self, meta: SampleMeta, payload: Arc<[u8]>) -> Result<(i64, Option<i64>), HistoryFull> {
+    pub fn add(&mut self, meta: SampleMeta, payload: Payload) -> Result<(i64, Option<i64>), HistoryFull> {
         self.add_for(meta, payload, None)
     }
 
@@ -121,7 +121,7 @@ impl HistoryCache {
     pub fn add_for(
         &mut self,
         meta: SampleMeta,
-        payload: Arc<[u8]>,
+        payload: Payload,
         only_for: Option<Guid>,
     ) -> Result<(i64, Option<i64>), HistoryFull> {
         let mut evicted = None;
@@ -176,8 +176,8 @@ impl HistoryCache {
 mod tests {
     use super::*;
 
-    fn p(b: u8) -> Arc<[u8]> {
-        Arc::from(&[b][..])
+    fn p(b: u8) -> Payload {
+        Payload::from(&[b][..])
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! Sequence numbers are `i64` and start at 1. Counts are the wire's `Count_t` (i32), compared in
 //! serial-number arithmetic so that a wrapped counter still reads as newer.
 
-use std::sync::Arc;
+use crate::payload::Payload;
 
 use crate::time::Timestamp;
 use crate::wire::{FragmentNumberSet, Guid, SequenceNumber, SequenceNumberSet};
@@ -46,7 +46,7 @@ pub enum Dest {
 pub struct Data {
     pub sn: i64,
     pub meta: SampleMeta,
-    pub payload: Arc<[u8]>,
+    pub payload: Payload,
 }
 
 /// The fixed fields of a DATA_FRAG (RTPS 2.5 section 8.3.7.3).
@@ -68,7 +68,7 @@ pub struct DataFrag {
     pub header: FragmentHeader,
     pub meta: SampleMeta,
     /// The whole serialized sample; [`DataFrag::bytes`] is the part that goes on the wire.
-    pub sample: Arc<[u8]>,
+    pub sample: Payload,
 }
 
 impl DataFrag {
@@ -171,7 +171,7 @@ pub struct Delivery {
     pub writer: Guid,
     pub sn: i64,
     pub meta: SampleMeta,
-    pub payload: Arc<[u8]>,
+    pub payload: Payload,
 }
 
 /// What a reader wants done.
@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn data_frag_bytes() {
-        let sample: Arc<[u8]> = (0u8..10).collect();
+        let sample: Payload = (0u8..10).collect();
         let h =
             FragmentHeader { sn: 1, fragment_start: 3, fragments_in_submessage: 1, fragment_size: 4, sample_size: 10 };
         let f = DataFrag { header: h, meta: SampleMeta::default(), sample };

@@ -10,7 +10,7 @@
 //! - A GAP marks SNs irrelevant: skipped, not lost.
 //! - Duplicate and reordered HEARTBEATs (count not newer) are ignored.
 
-use std::sync::Arc;
+use crate::payload::Payload;
 use std::time::{Duration, Instant};
 
 use super::fragment::{EvictPolicy, FragOutcome, Reassembler, ReassemblyLimits};
@@ -147,7 +147,7 @@ impl StatefulReader {
             return;
         }
         self.writers[i].fragmented = false;
-        self.store(i, sn, meta, || Arc::from(data), out);
+        self.store(i, sn, meta, || Payload::copy_of(data), out);
     }
 
     /// Samples given up by reassembly for its limits ([`super::ReassemblyLimits`]).
@@ -196,7 +196,7 @@ impl StatefulReader {
         i: usize,
         sn: i64,
         meta: &SampleMeta,
-        payload: impl FnOnce() -> Arc<[u8]>,
+        payload: impl FnOnce() -> Payload,
         out: &mut Vec<ReaderAction>,
     ) {
         if !self.writers[i].accepts(sn, self.cfg.max_buffered) {

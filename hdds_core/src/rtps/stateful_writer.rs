@@ -19,7 +19,7 @@
 //!   the room. When the oldest sample is still
 //!   unacknowledged, a write returns [`WriteBlocked`] and the runtime waits for an ACKNACK.
 
-use std::sync::Arc;
+use crate::payload::Payload;
 use std::time::{Duration, Instant};
 
 use super::fragment::{self, DEFAULT_FRAGMENT_SIZE};
@@ -243,7 +243,7 @@ impl StatefulWriter {
         if !r.reliable {
             if transient {
                 for c in self.history.iter().filter(|c| c.is_for(r.guid)) {
-                    let d = Data { sn: c.sn, meta: c.meta, payload: Arc::clone(&c.payload) };
+                    let d = Data { sn: c.sn, meta: c.meta, payload: Payload::clone(&c.payload) };
                     send_sample(&self.cfg, &mut self.stats, to, d, true, out);
                 }
             }
@@ -288,7 +288,7 @@ impl StatefulWriter {
     pub fn write(
         &mut self,
         now: Instant,
-        payload: Arc<[u8]>,
+        payload: Payload,
         meta: SampleMeta,
         out: &mut Vec<WriterAction>,
     ) -> Result<i64, WriteBlocked> {
@@ -301,7 +301,7 @@ impl StatefulWriter {
     pub fn write_to(
         &mut self,
         now: Instant,
-        payload: Arc<[u8]>,
+        payload: Payload,
         meta: SampleMeta,
         reader: Guid,
         out: &mut Vec<WriterAction>,
@@ -313,7 +313,7 @@ impl StatefulWriter {
     fn write_for(
         &mut self,
         now: Instant,
-        payload: Arc<[u8]>,
+        payload: Payload,
         meta: SampleMeta,
         only_for: Option<Guid>,
         out: &mut Vec<WriterAction>,
@@ -339,7 +339,7 @@ impl StatefulWriter {
                 // Transient-local KEEP_ALL: the oldest is acknowledged by all; it gives way.
                 self.history.pop_oldest();
             }
-            self.history.add_for(meta, Arc::clone(&payload), only_for).map_err(|_| WriteBlocked)?.0
+            self.history.add_for(meta, Payload::clone(&payload), only_for).map_err(|_| WriteBlocked)?.0
         };
         self.stats.samples_written += 1;
         self.written_since_hb += 1;
@@ -645,7 +645,7 @@ impl StatefulWriter {
                 continue;
             }
             self.tick_spent += c.payload.len() + SUBMESSAGE_COST;
-            let d = Data { sn, meta: c.meta, payload: Arc::clone(&c.payload) };
+            let d = Data { sn, meta: c.meta, payload: Payload::clone(&c.payload) };
             out.push(WriterAction::Data { to, data: d, resend: true });
             self.stats.data_resent += 1;
             p.mark_underway(now, sn, cfg.nack_suppression);

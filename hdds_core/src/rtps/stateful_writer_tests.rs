@@ -30,7 +30,7 @@ fn acknack(base: i64, missing: &[i64], count: i32) -> AckNack {
 
 fn write_n(w: &mut StatefulWriter, now: Instant, n: usize, len: usize, out: &mut Vec<WriterAction>) {
     for i in 0..n {
-        w.write(now, Arc::from(vec![i as u8; len]), SampleMeta::default(), out).unwrap();
+        w.write(now, Payload::from(vec![i as u8; len]), SampleMeta::default(), out).unwrap();
     }
 }
 
@@ -135,13 +135,13 @@ fn keep_all_blocks_until_acknowledged_or_unmatched() {
     w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
     write_n(&mut w, t, 4, 8, &mut out);
     assert!(!w.can_write());
-    assert_eq!(w.write(t, Arc::from(&b"x"[..]), SampleMeta::default(), &mut out), Err(WriteBlocked));
+    assert_eq!(w.write(t, Payload::from(&b"x"[..]), SampleMeta::default(), &mut out), Err(WriteBlocked));
     w.on_acknack(t, g(1), &acknack(5, &[], 1), &mut out);
     assert!(!w.can_write(), "reader 2 has not acknowledged");
     w.on_acknack(t, g(2), &acknack(3, &[], 1), &mut out);
     assert_eq!(w.history().first_sn(), 3);
-    assert_eq!(w.write(t, Arc::from(&b"x"[..]), SampleMeta::default(), &mut out), Ok(5));
-    w.write(t, Arc::from(&b"y"[..]), SampleMeta::default(), &mut out).unwrap();
+    assert_eq!(w.write(t, Payload::from(&b"x"[..]), SampleMeta::default(), &mut out), Ok(5));
+    w.write(t, Payload::from(&b"y"[..]), SampleMeta::default(), &mut out).unwrap();
     assert!(!w.can_write());
     // Reader 2 goes away: its unacknowledged samples no longer hold the writer.
     assert!(w.unmatch_reader(g(2)));
@@ -189,7 +189,7 @@ fn heartbeats_are_fast_while_unacknowledged_and_final_once_acknowledged() {
     w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
     assert_eq!(w.next_deadline(), Some(t + ms(100)), "nothing to acknowledge yet");
     out.clear();
-    w.write(t + ms(20), Arc::from(&b"a"[..]), SampleMeta::default(), &mut out).unwrap();
+    w.write(t + ms(20), Payload::from(&b"a"[..]), SampleMeta::default(), &mut out).unwrap();
     let hb = heartbeats(&out);
     assert_eq!(hb.len(), 1, "piggybacked on the write");
     assert!(!hb[0].1.final_flag);
@@ -307,7 +307,7 @@ fn a_joining_volatile_reader_is_told_the_history_starts_after_it_joined() {
     assert_eq!((hb[0].0, hb[0].1.first_sn, hb[0].1.last_sn), (Dest::Reader(g(2)), 6, 5));
     // Until it shows it knows, periodic HEARTBEATs are per reader, its own starting after 5.
     out.clear();
-    w.write(t + ms(20), Arc::from(&b"6"[..]), SampleMeta::default(), &mut out).unwrap();
+    w.write(t + ms(20), Payload::from(&b"6"[..]), SampleMeta::default(), &mut out).unwrap();
     let hb = heartbeats(&out);
     assert_eq!(hb.len(), 2, "{hb:?}");
     assert!(hb.iter().any(|(to, h)| *to == Dest::Reader(g(1)) && h.first_sn == 1));
@@ -328,7 +328,7 @@ fn a_fragmented_newest_sample_gets_a_heartbeat_frag() {
     let mut out = Vec::new();
     w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
     out.clear();
-    w.write(t + ms(20), Arc::from(vec![0u8; 3000]), SampleMeta::default(), &mut out).unwrap();
+    w.write(t + ms(20), Payload::from(vec![0u8; 3000]), SampleMeta::default(), &mut out).unwrap();
     let hbf: Vec<HeartbeatFrag> = out
         .iter()
         .filter_map(|a| match a {
@@ -416,7 +416,7 @@ fn a_fast_keep_all_burst_asks_for_acknowledgments_every_quarter_history() {
     assert_eq!(last_sns, vec![16, 32, 48, 64]);
     // Full and blocked: nothing new to ask about, so no HEARTBEAT on a retry this soon.
     out.clear();
-    assert!(w.write(t0, Arc::from(vec![0u8; 8]), SampleMeta::default(), &mut out).is_err());
+    assert!(w.write(t0, Payload::from(vec![0u8; 8]), SampleMeta::default(), &mut out).is_err());
     assert!(heartbeats(&out).is_empty());
 }
 
@@ -429,7 +429,7 @@ fn a_directed_sample_reaches_its_reader_only_and_is_a_gap_for_the_others() {
     w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
     w.match_reader(t, reader(3, false, Durability::Volatile), &mut out);
     out.clear();
-    let sn = w.write_to(t, Arc::from(vec![7u8; 8]), SampleMeta::default(), g(1), &mut out).unwrap();
+    let sn = w.write_to(t, Payload::from(vec![7u8; 8]), SampleMeta::default(), g(1), &mut out).unwrap();
     assert_eq!(data(&out), vec![(Dest::Reader(g(1)), sn, false)]);
     assert_eq!(gaps(&out), vec![(Dest::Reader(g(2)), Gap::range(sn, sn + 1))], "best-effort readers get no GAP");
     // Reader 2 lost the GAP and asks for the SN: it gets the GAP again, never the sample.
@@ -446,8 +446,8 @@ fn a_directed_sample_reaches_its_reader_only_and_is_a_gap_for_the_others() {
     // A late transient-local best-effort reader's replay leaves it out.
     let mut w = StatefulWriter::new(cfg(HistoryKind::KeepLast(10), Durability::TransientLocal), t);
     w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
-    w.write_to(t, Arc::from(vec![7u8; 8]), SampleMeta::default(), g(1), &mut out).unwrap();
-    w.write(t, Arc::from(vec![8u8; 8]), SampleMeta::default(), &mut out).unwrap();
+    w.write_to(t, Payload::from(vec![7u8; 8]), SampleMeta::default(), g(1), &mut out).unwrap();
+    w.write(t, Payload::from(vec![8u8; 8]), SampleMeta::default(), &mut out).unwrap();
     out.clear();
     w.match_reader(t, reader(4, false, Durability::TransientLocal), &mut out);
     assert_eq!(data(&out), vec![(Dest::Reader(g(4)), 2, true)]);
@@ -463,20 +463,20 @@ fn a_volatile_keep_last_history_holds_only_what_a_reliable_reader_lacks() {
         if k == 1 {
             w.match_reader(t, reader(1, false, Durability::Volatile), &mut out);
         }
-        w.write(t, Arc::from(&b"big"[..]), SampleMeta::default(), &mut out).unwrap();
+        w.write(t, Payload::from(&b"big"[..]), SampleMeta::default(), &mut out).unwrap();
         assert!(w.history().is_empty(), "write {k}: kept {}", w.history().len());
     }
     // A reliable reader: kept until it acknowledges.
     w.match_reader(t, reader(2, true, Durability::Volatile), &mut out);
-    w.write(t, Arc::from(&b"x"[..]), SampleMeta::default(), &mut out).unwrap();
-    w.write(t, Arc::from(&b"y"[..]), SampleMeta::default(), &mut out).unwrap();
+    w.write(t, Payload::from(&b"x"[..]), SampleMeta::default(), &mut out).unwrap();
+    w.write(t, Payload::from(&b"y"[..]), SampleMeta::default(), &mut out).unwrap();
     assert_eq!((w.history().first_sn(), w.history().len()), (4, 2));
     w.on_acknack(t, g(2), &acknack(5, &[], 1), &mut out);
     assert_eq!((w.history().first_sn(), w.history().len()), (5, 1));
     // The transient-local KEEP_LAST writer keeps its depth for late joiners.
     let mut tl = StatefulWriter::new(cfg(HistoryKind::KeepLast(2), Durability::TransientLocal), t);
     for _ in 0..3 {
-        tl.write(t, Arc::from(&b"z"[..]), SampleMeta::default(), &mut out).unwrap();
+        tl.write(t, Payload::from(&b"z"[..]), SampleMeta::default(), &mut out).unwrap();
     }
     assert_eq!(tl.history().len(), 2);
 }
@@ -488,7 +488,7 @@ fn a_volatile_writer_without_readers_numbers_its_samples_and_a_joiner_starts_aft
     let mut out = Vec::new();
     // Nobody to send to or repair for: only numbered (history.skip), nothing kept or sent.
     for sn in 1..=3 {
-        assert_eq!(w.write(t, Arc::from(&b"a"[..]), SampleMeta::default(), &mut out), Ok(sn));
+        assert_eq!(w.write(t, Payload::from(&b"a"[..]), SampleMeta::default(), &mut out), Ok(sn));
     }
     assert!(out.is_empty(), "nothing to send: {out:?}");
     assert!(w.history().is_empty());
@@ -497,13 +497,13 @@ fn a_volatile_writer_without_readers_numbers_its_samples_and_a_joiner_starts_aft
     w.match_reader(t, reader(1, true, Durability::Volatile), &mut out);
     assert_eq!(gaps(&out), vec![(Dest::Reader(g(1)), Gap::range(1, 4))]);
     out.clear();
-    assert_eq!(w.write(t, Arc::from(&b"b"[..]), SampleMeta::default(), &mut out), Ok(4));
+    assert_eq!(w.write(t, Payload::from(&b"b"[..]), SampleMeta::default(), &mut out), Ok(4));
     assert_eq!(data(&out), vec![(Dest::All, 4, false)]);
     assert_eq!((w.history().first_sn(), w.history().len()), (4, 1), "kept until acknowledged");
     // It leaves: the next write is only numbered again, after the kept one is dropped.
     w.unmatch_reader(g(1));
     out.clear();
-    assert_eq!(w.write(t, Arc::from(&b"c"[..]), SampleMeta::default(), &mut out), Ok(5));
+    assert_eq!(w.write(t, Payload::from(&b"c"[..]), SampleMeta::default(), &mut out), Ok(5));
     assert!(data(&out).is_empty());
     assert!(w.history().is_empty());
 }

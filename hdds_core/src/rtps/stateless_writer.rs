@@ -2,7 +2,7 @@
 //! every reader, with no HEARTBEAT and no repair. With a resend period it is also SPDP's writer:
 //! the latest sample (the participant announcement) goes out again on every period.
 
-use std::sync::Arc;
+use crate::payload::Payload;
 use std::time::{Duration, Instant};
 
 use super::fragment::{self, DEFAULT_FRAGMENT_SIZE};
@@ -55,9 +55,9 @@ impl StatelessWriter {
     }
 
     /// Keeps the sample (replacing the oldest) and sends it to every reader; never blocks.
-    pub fn write(&mut self, now: Instant, payload: Arc<[u8]>, meta: SampleMeta, out: &mut Vec<WriterAction>) -> i64 {
+    pub fn write(&mut self, now: Instant, payload: Payload, meta: SampleMeta, out: &mut Vec<WriterAction>) -> i64 {
         // A KEEP_LAST history always takes the sample (it replaces the oldest).
-        let sn = self.history.add(meta, Arc::clone(&payload)).map_or(self.history.last_sn(), |(sn, _)| sn);
+        let sn = self.history.add(meta, Payload::clone(&payload)).map_or(self.history.last_sn(), |(sn, _)| sn);
         self.send(Dest::All, Data { sn, meta, payload }, false, out);
         if let Some(p) = self.cfg.resend_period {
             self.next_resend = Some(now + p);
@@ -82,7 +82,7 @@ impl StatelessWriter {
         }
         self.next_resend = Some(now + period);
         if let Some(c) = self.history.latest() {
-            let d = Data { sn: c.sn, meta: c.meta, payload: Arc::clone(&c.payload) };
+            let d = Data { sn: c.sn, meta: c.meta, payload: Payload::clone(&c.payload) };
             self.send(Dest::All, d, true, out);
         }
     }
@@ -90,7 +90,7 @@ impl StatelessWriter {
     /// Sends the latest sample to one reader now (SPDP: answer a newly discovered participant).
     pub fn send_latest_to(&mut self, reader: Guid, out: &mut Vec<WriterAction>) {
         if let Some(c) = self.history.latest() {
-            let d = Data { sn: c.sn, meta: c.meta, payload: Arc::clone(&c.payload) };
+            let d = Data { sn: c.sn, meta: c.meta, payload: Payload::clone(&c.payload) };
             self.send(Dest::Reader(reader), d, true, out);
         }
     }
@@ -99,7 +99,7 @@ impl StatelessWriter {
     pub fn replay_to(&mut self, reader: Guid, out: &mut Vec<WriterAction>) {
         for sn in self.history.first_sn()..=self.history.last_sn() {
             if let Some(c) = self.history.get(sn) {
-                let d = Data { sn, meta: c.meta, payload: Arc::clone(&c.payload) };
+                let d = Data { sn, meta: c.meta, payload: Payload::clone(&c.payload) };
                 self.send(Dest::Reader(reader), d, true, out);
             }
         }
@@ -143,8 +143,8 @@ mod tests {
         let t = Instant::now();
         let mut w = StatelessWriter::new(StatelessWriterConfig::new(Guid::UNKNOWN));
         let mut out = Vec::new();
-        assert_eq!(w.write(t, Arc::from(&b"a"[..]), SampleMeta::default(), &mut out), 1);
-        assert_eq!(w.write(t, Arc::from(&b"b"[..]), SampleMeta::default(), &mut out), 2);
+        assert_eq!(w.write(t, Payload::from(&b"a"[..]), SampleMeta::default(), &mut out), 1);
+        assert_eq!(w.write(t, Payload::from(&b"b"[..]), SampleMeta::default(), &mut out), 2);
         assert_eq!(sns(&out), vec![(Dest::All, 1, false), (Dest::All, 2, false)]);
         assert_eq!(w.next_deadline(), None);
         out.clear();
@@ -162,8 +162,8 @@ mod tests {
         let mut out = Vec::new();
         w.on_timer(t, &mut out);
         assert!(out.is_empty(), "nothing to announce yet");
-        w.write(t, Arc::from(&b"p1"[..]), SampleMeta::default(), &mut out);
-        w.write(t, Arc::from(&b"p2"[..]), SampleMeta::default(), &mut out);
+        w.write(t, Payload::from(&b"p1"[..]), SampleMeta::default(), &mut out);
+        w.write(t, Payload::from(&b"p2"[..]), SampleMeta::default(), &mut out);
         out.clear();
         w.on_timer(t + Duration::from_secs(1), &mut out);
         assert!(out.is_empty());
@@ -185,10 +185,10 @@ mod tests {
         cfg.fragment_size = 100;
         let mut w = StatelessWriter::new(cfg);
         let mut out = Vec::new();
-        w.write(t, Arc::from(vec![1u8; 250]), SampleMeta::default(), &mut out);
+        w.write(t, Payload::from(vec![1u8; 250]), SampleMeta::default(), &mut out);
         assert_eq!(out.len(), 3);
         for sn in 2..=3 {
-            w.write(t, Arc::from(&[sn as u8][..]), SampleMeta::default(), &mut out);
+            w.write(t, Payload::from(&[sn as u8][..]), SampleMeta::default(), &mut out);
         }
         out.clear();
         let late = Guid::from_bytes(&[9; 16]);

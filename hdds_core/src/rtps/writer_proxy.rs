@@ -5,8 +5,8 @@
 //! sample further ahead is dropped and asked for again later. Delivery pops from the front, so a
 //! steady stream reuses the ring's storage and allocates nothing but the payload `Arc`.
 
+use crate::payload::Payload;
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::fragment::Reassembler;
@@ -17,7 +17,7 @@ use crate::wire::Guid;
 #[derive(Debug)]
 enum Slot {
     Empty,
-    Sample(SampleMeta, Arc<[u8]>),
+    Sample(SampleMeta, Payload),
     /// A GAP said this SN is not for us.
     Irrelevant,
 }
@@ -113,7 +113,7 @@ impl WriterProxy {
     }
 
     /// Stores a sample [`accepts`](Self::accepts) said yes to, then delivers what became contiguous.
-    pub(crate) fn insert(&mut self, sn: i64, meta: SampleMeta, payload: Arc<[u8]>, out: &mut Vec<ReaderAction>) {
+    pub(crate) fn insert(&mut self, sn: i64, meta: SampleMeta, payload: Payload, out: &mut Vec<ReaderAction>) {
         let i = (sn - self.next) as usize;
         self.known_last = self.known_last.max(sn);
         while self.slots.len() <= i {
@@ -266,7 +266,7 @@ mod tests {
         if !p.accepts(sn, 8) {
             return false;
         }
-        p.insert(sn, SampleMeta::default(), Arc::from(&[sn as u8][..]), out);
+        p.insert(sn, SampleMeta::default(), Payload::from(&[sn as u8][..]), out);
         true
     }
 
@@ -311,10 +311,10 @@ mod tests {
         // SN 1 lost: 2..=300 wait behind it.
         for sn in 2..=300 {
             assert!(p.accepts(sn, 512));
-            p.insert(sn, SampleMeta::default(), Arc::from(&[0u8][..]), &mut out);
+            p.insert(sn, SampleMeta::default(), Payload::from(&[0u8][..]), &mut out);
         }
         assert!(p.slots.capacity() >= 300 && out.is_empty());
-        p.insert(1, SampleMeta::default(), Arc::from(&[0u8][..]), &mut out);
+        p.insert(1, SampleMeta::default(), Payload::from(&[0u8][..]), &mut out);
         assert_eq!(delivered(&out).len(), 300);
         assert!(p.slots.capacity() <= 64, "kept {} slots after the burst", p.slots.capacity());
     }

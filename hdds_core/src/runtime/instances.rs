@@ -245,7 +245,7 @@ mod tests {
 
     fn sample(key: u8, n: u8, status: StatusInfo) -> Sample {
         Sample {
-            data: Arc::from(vec![n]),
+            data: crate::Payload::from(vec![n]),
             pinned: None,
             info: SampleInfo {
                 key_hash: Some([key; 16]),

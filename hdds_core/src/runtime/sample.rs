@@ -1,5 +1,6 @@
 //! A received sample: its serialized payload and what the reader knows about it.
 
+use crate::payload::Payload;
 use std::sync::Arc;
 
 use super::instances::{InstanceState, KeyHash};
@@ -49,7 +50,7 @@ pub struct WriteOptions {
 /// header included, shared (not copied) between every reader that received it.
 #[derive(Debug, Clone)]
 pub struct Sample {
-    pub data: Arc<[u8]>,
+    pub data: Payload,
     pub info: SampleInfo,
     /// While the sample waits in a loaning reader's history: its payload left in place in a
     /// same-host writer's ring (`data` is empty then). [`crate::Reader::take`] copies it out;
@@ -70,7 +71,7 @@ impl Sample {
     #[link_section = ".text.hot.hdds"]
     pub(crate) fn unpin(&mut self) {
         if let Some(p) = self.pinned.take() {
-            self.data = Arc::from(p.bytes());
+            self.data = Payload::copy_of(p.bytes());
         }
     }
 }

@@ -13,6 +13,7 @@
 //! sends holding only the turn. The receive thread's ACKNACKs and the next write then never wait
 //! for a socket send, which is most of a batched write's time (see [`WriterShared::send_in_turn`]).
 
+use crate::payload::Payload;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -116,7 +117,7 @@ struct WriterState {
     /// Payload buffers of samples that KEEP_LAST histories replaced and nobody else held, for the
     /// next samples of the same size ([`WriterShared::buffer`]): a writer that outpaces its
     /// same-process readers allocates and frees nothing per sample.
-    spare: Vec<Arc<[u8]>>,
+    spare: Vec<Payload>,
 }
 
 impl WriterState {
@@ -237,7 +238,7 @@ impl Writer {
     fn write_inner(
         &self,
         payload: &[u8],
-        owned: Option<Arc<[u8]>>,
+        owned: Option<Payload>,
         options: &WriteOptions,
         change: WriteChange,
         lent: Option<LentId>,
@@ -253,7 +254,7 @@ impl Writer {
     fn write_core(
         &self,
         payload: &[u8],
-        owned: Option<Arc<[u8]>>,
+        owned: Option<Payload>,
         options: &WriteOptions,
         change: WriteChange,
         lent: Option<LentId>,
@@ -496,7 +497,7 @@ impl Writer {
         &'a self,
         net: &Network,
         mut st: MutexGuard<'a, WriterState>,
-        data: &Arc<[u8]>,
+        data: &Payload,
         meta: SampleMeta,
         only_for: Option<Guid>,
         out: &mut Outbox,
@@ -511,8 +512,8 @@ impl Writer {
             let written = match only_for {
                 // A same-process target is unknown to the machine: it only numbers the sample
                 // and tells the remote readers it is not for them. Directed writes are not batched.
-                Some(reader) => port.drive(out, |w, a| w.write_to(now, Arc::clone(data), meta, reader, a)),
-                None => port.write(now, Arc::clone(data), meta, out),
+                Some(reader) => port.drive(out, |w, a| w.write_to(now, Payload::clone(data), meta, reader, a)),
+                None => port.write(now, Payload::clone(data), meta, out),
             };
             match written {
                 Ok(sn) => return Ok((st, sn)),

@@ -3,14 +3,13 @@
 //! shared-memory ring, so the payload is written once and never copied on the way to them.
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::super::events::run_listeners;
 use super::super::instances::WriteChange;
 use super::super::sample::WriteOptions;
 use super::Writer;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::qos::Durability;
 use crate::transport::shm::ring::LentId;
 
@@ -120,19 +119,11 @@ impl Writer {
                 return r;
             }
         }
-        let mut buf = self.shared.buffer(len);
-        let Some(bytes) = Arc::get_mut(&mut buf) else {
-            return Err(Error::new(ErrorKind::Io, "write_into: a new buffer is shared (cannot happen)"));
-        };
-        let written = filled(fill(bytes), len)?;
-        let data: Arc<[u8]> = if written == len {
-            // SAFETY: `fill` initialized all `len` bytes (this function's contract).
-            unsafe { crate::arc_bytes::assume_init(buf) }
-        } else {
-            // SAFETY: as above, for the first `written` bytes only; copied out as they are.
-            Arc::from(unsafe { &*(&buf[..written] as *const [MaybeUninit<u8>] as *const [u8]) })
-        };
-        self.write_inner(&Arc::clone(&data), Some(data), options, WriteChange::default(), None)
+        // SAFETY: `fill` initialized the first `written` bytes (this function's contract). A
+        // shorter sample stays in its buffer.
+        let data = unsafe { self.shared.buffer(len).fill(|bytes| filled(fill(bytes), len)) }?;
+        let bytes = data.clone();
+        self.write_inner(&bytes, Some(data), options, WriteChange::default(), None)
     }
 }
 

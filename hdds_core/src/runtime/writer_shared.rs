@@ -3,6 +3,7 @@
 //! through which the receive thread and the timer drive its RTPS machine. The lock order is
 //! writer.rs's.
 
+use crate::payload::{Payload, UninitPayload};
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
@@ -87,31 +88,30 @@ impl WriterShared {
     /// the ring), none of them needs it: no copy then, and the machine numbers an empty sample that
     /// it never sends (a VOLATILE writer's later readers start after it; the lock keeps new
     /// matches out until the write is done).
-    pub(super) fn heap_copy(&self, st: &mut WriterState, payload: &[u8]) -> Arc<[u8]> {
+    pub(super) fn heap_copy(&self, st: &mut WriterState, payload: &[u8]) -> Payload {
         let shm_only = self.shm.is_some()
             && st.matched.is_empty()
             && st.net.as_ref().map_or(true, |p| p.matched_count() == 0)
             && self.qos.durability != Durability::TransientLocal;
         if shm_only {
-            return Arc::from(&[][..]);
+            return Payload::empty();
         }
         let buf = Self::spare_or_new(st, payload.len());
         // SAFETY: `payload` is a live slice of `buf.len()` bytes, and not the buffer (a new one,
         // or the spare of a sample nobody holds any more).
-        unsafe { crate::arc_bytes::copy_from_raw_into(buf, payload.as_ptr()) }
+        unsafe { buf.copy_from_raw(payload.as_ptr()) }
     }
 
     /// A buffer of `len` bytes for a sample's payload: a spare one of that size, or a new one.
     #[link_section = ".text.hot.hdds"]
-    pub(crate) fn buffer(&self, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
+    pub(crate) fn buffer(&self, len: usize) -> UninitPayload {
         Self::spare_or_new(&mut self.lock(), len)
     }
 
-    fn spare_or_new(st: &mut WriterState, len: usize) -> Arc<[std::mem::MaybeUninit<u8>]> {
-        match st.spare.iter().position(|b| b.len() == len) {
-            Some(i) => crate::arc_bytes::reuse(st.spare.swap_remove(i)),
-            None => crate::arc_bytes::uninit(len),
-        }
+    fn spare_or_new(st: &mut WriterState, len: usize) -> UninitPayload {
+        let spare = st.spare.iter().position(|b| b.len() == len).map(|i| st.spare.swap_remove(i));
+        // A spare is one nobody else held when it was kept, and nothing can have cloned it since.
+        spare.and_then(Payload::reuse).unwrap_or_else(|| Payload::uninit(len))
     }
 
     /// Keeps the payload buffer of a sample a history replaced, if nothing else holds it (the
@@ -119,7 +119,7 @@ impl WriterShared {
     pub(super) fn keep_spare(st: &mut WriterState, replaced: Sample) {
         let data = replaced.data;
         let most = if data.len() > LARGE_SPARE { 1 } else { SPARE_BUFFERS };
-        if replaced.pinned.is_none() && !data.is_empty() && st.spare.len() < most && Arc::strong_count(&data) == 1 {
+        if replaced.pinned.is_none() && !data.is_empty() && st.spare.len() < most && data.strong_count() == 1 {
             st.spare.push(data);
         }
     }

@@ -275,9 +275,9 @@ bool MessageTypeSupport::is_fixed_size() const {return cdr::is_fixed_size(*plan_
 const void * MessageTypeSupport::in_place(const uint8_t * data, size_t size) const
 {
   // The body of a same-host writer's sample starts a cache line in its ring (the engine's
-  // ring.rs, LENT_LEAD). A same-process writer's sample is a heap buffer starting 16 bytes into an
-  // 8-aligned allocation (the engine's Arc<[u8]>): its body, 4 bytes past an 8-byte boundary, is
-  // read in place for types whose fields are at most 4 bytes wide, deserialized for the others.
+  // ring.rs, LENT_LEAD); that of a sample in an engine buffer (a same-process writer's, one read
+  // out of a ring or received over UDP) starts 8-byte aligned (the engine's payload.rs). A body
+  // less aligned than the struct's widest field (a buffer of someone else's) is not read in place.
   const cdr::Plan & plan = *plan_;
   const size_t need = in_place_size();
   if (need == 0 || size < need || data[0] != 0 || data[1] != (kHostLittleEndian ? 1 : 0))

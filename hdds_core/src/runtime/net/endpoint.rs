@@ -5,8 +5,8 @@
 //! built-in endpoint's own mutex). Everything here runs under that lock and never sends: the
 //! caller flushes the outbox once the lock is released.
 
+use crate::payload::Payload;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::send::{Out, Outbox, MAX_MESSAGE};
@@ -92,7 +92,7 @@ impl WriterPort {
     pub(crate) fn write(
         &mut self,
         now: Instant,
-        payload: Arc<[u8]>,
+        payload: Payload,
         meta: SampleMeta,
         out: &mut Outbox,
     ) -> Result<i64, WriteBlocked> {
@@ -417,7 +417,7 @@ mod tests {
         let reader = MatchedReader { guid: r, reliable: true, durability: Durability::Volatile };
         port.match_reader(now, reader, "127.0.0.1:7411".parse().unwrap(), &mut Outbox::new());
         let mut out = Outbox::new();
-        port.write(now, Arc::from(&[0u8, 1, 0, 0][..]), SampleMeta::default(), &mut out).unwrap();
+        port.write(now, Payload::from(&[0u8, 1, 0, 0][..]), SampleMeta::default(), &mut out).unwrap();
         assert!(out.is_empty(), "a small write waits in the batch");
         port.drive(&mut out, |_, _| ());
         assert!(out.is_empty(), "nothing emitted: the batch stays");

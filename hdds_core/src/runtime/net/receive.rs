@@ -313,7 +313,7 @@ mod tests {
     fn our_identity_goes_out_under_both_ids_and_comes_back() {
         let id = SampleIdentity { writer: Guid::from_bytes(&[7; 16]), sn: 42 };
         let meta = SampleMeta { source_timestamp: Some(1), related_sample_identity: Some(id), ..SampleMeta::default() };
-        let data = Data { sn: 1, meta, payload: Arc::from(&[0u8, 1, 0, 0, 9][..]) };
+        let data = Data { sn: 1, meta, payload: crate::Payload::from(&[0u8, 1, 0, 0, 9][..]) };
         let action = WriterAction::Data { to: Dest::All, data, resend: false };
         let out = super::super::send::Out::Writer {
             writer: EntityId([0, 0, 1, 3]),

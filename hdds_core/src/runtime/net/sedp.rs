@@ -17,6 +17,7 @@
 //! All of it runs under the `discovery` lock, so that an endpoint created while a remote one is
 //! being discovered is matched exactly once.
 
+use crate::payload::Payload;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -305,7 +306,7 @@ fn dispose_meta(guid: Guid) -> SampleMeta {
 
 impl Network {
     /// Writes one sample of our SEDP publications or subscriptions.
-    fn sedp_write(&self, topic: BuiltinTopic, payload: Arc<[u8]>, meta: SampleMeta, out: &mut Outbox) {
+    fn sedp_write(&self, topic: BuiltinTopic, payload: Payload, meta: SampleMeta, out: &mut Outbox) {
         let port = match topic {
             BuiltinTopic::Publication => &self.builtin.pubs_writer,
             _ => &self.builtin.subs_writer,

@@ -458,15 +458,15 @@ fn add(b: &mut MessageBuilder, out: &Out, scratch: &mut Vec<u8>, gather: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::payload::Payload;
     use crate::rtps::{fragment, Data, Dest, Heartbeat};
     use crate::wire::{Message, ReceiverState};
-    use std::sync::Arc;
 
     const W: EntityId = EntityId([0, 0, 1, 3]);
 
     fn data(sn: i64, len: usize, ts: i64) -> Out {
         let meta = SampleMeta { source_timestamp: Some(ts), ..SampleMeta::default() };
-        let payload: Arc<[u8]> = vec![sn as u8; len].into();
+        let payload: Payload = vec![sn as u8; len].into();
         let action = WriterAction::Data { to: Dest::All, data: Data { sn, meta, payload }, resend: false };
         Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action }
     }
@@ -525,7 +525,7 @@ mod tests {
     #[test]
     fn large_batches_split_below_the_message_limit() {
         let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
-        let sample: Arc<[u8]> = vec![7u8; 100_000].into();
+        let sample: Payload = vec![7u8; 100_000].into();
         let n = fragment::fragment_count(sample.len(), 1344);
         let items: Vec<_> = (1..=n)
             .map(|i| {
@@ -551,7 +551,7 @@ mod tests {
     #[test]
     fn fragment_repairs_go_one_ethernet_frame_each() {
         let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
-        let sample: Arc<[u8]> = vec![7u8; 20_000].into();
+        let sample: Payload = vec![7u8; 20_000].into();
         let n = fragment::fragment_count(sample.len(), 1344);
         let out = |i: u32, resend: bool| {
             let frag = fragment::data_frag(1, SampleMeta::default(), &sample, 1344, i);
@@ -592,12 +592,12 @@ mod tests {
             let meta = SampleMeta { status_info: 1, ..keyed };
             let action = WriterAction::Data {
                 to: Dest::All,
-                data: Data { sn: 9, meta, payload: Arc::from(&[][..]) },
+                data: Data { sn: 9, meta, payload: Payload::from(&[][..]) },
                 resend: false,
             };
             Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action }
         };
-        let sample: Arc<[u8]> = (0..100_001u32).map(|i| i as u8).collect();
+        let sample: Payload = (0..100_001u32).map(|i| i as u8).collect();
         let n = fragment::fragment_count(sample.len(), 1344);
         let frag = |i: u32, resend: bool| {
             let frag = fragment::data_frag(3, keyed, &sample, 1344, i);

@@ -19,6 +19,7 @@
 //!
 //! Lock order: the discovery and map locks of [`Network`], then `sources`, then a reader's history.
 
+use crate::payload::Payload;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -231,7 +232,7 @@ impl ShmPort {
                     };
                     match got {
                         RingPayload::Copied(data) => (desc, data, None),
-                        RingPayload::Pinned(pin) => (desc, Arc::from(&[][..]), Some(pin)),
+                        RingPayload::Pinned(pin) => (desc, Payload::empty(), Some(pin)),
                     }
                 } else {
                     let Some((desc, data)) = s.view.read_next(cur, s.reader.guid) else { break };
@@ -437,7 +438,7 @@ pub(crate) enum Spun {
 }
 
 /// A sample read from a ring, as the RTPS machines hand theirs over: one delivery path for both.
-fn delivery(writer: Guid, d: SampleDesc, payload: Arc<[u8]>) -> Delivery {
+fn delivery(writer: Guid, d: SampleDesc, payload: Payload) -> Delivery {
     let meta = SampleMeta {
         source_timestamp: Some(d.source_timestamp),
         related_sample_identity: d.related,

@@ -44,6 +44,7 @@
 //! This file holds the layout and the readers' side ([`RingView`]); ring_writer.rs the writer's
 //! ([`RingWriter`]).
 
+use crate::payload::Payload;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -334,7 +335,7 @@ impl RingView {
 
     /// Reads the sample at `cur` (skipping those directed to other readers and those the writer
     /// replaced), advancing the cursor locally; [`RingView::commit`] publishes it.
-    pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Arc<[u8]>)> {
+    pub(crate) fn read_next(&self, cur: &mut ReaderCursor, me: Guid) -> Option<(SampleDesc, Payload)> {
         match self.read_next_racing(cur, me, 0, 0, || {})? {
             (desc, Read::Copied(data)) => Some((desc, data)),
             // Not asked for a pin (pin_words = 0), so never made; were it made, the pinned bytes
@@ -342,7 +343,7 @@ impl RingView {
             (desc, Read::Pinned(pin)) => {
                 // SAFETY: ptr..ptr+len lies in the committed arena (checked before pinning) and no
                 // one writes it while the pin is held.
-                let data = Arc::from(unsafe { std::slice::from_raw_parts(pin.ptr, pin.len) });
+                let data = unsafe { Payload::copy_from_raw(pin.ptr, pin.len) };
                 self.unpin(pin.index, pin.word, pin.value);
                 Some((desc, data))
             }
@@ -453,7 +454,7 @@ impl RingView {
             // mapped arena, which this view keeps mapped. The writer may be rewriting these bytes
             // concurrently (it replaced the sample): copy_from_raw reads them as raw bytes, and the
             // stamp check below detects the rewrite and discards the copy.
-            let data = unsafe { crate::arc_bytes::copy_from_raw(src, len) };
+            let data = unsafe { Payload::copy_from_raw(src, len) };
             during_copy();
             fence(Ordering::Acquire);
             if slot.stamp.load(Ordering::Relaxed) != s1 {

@@ -33,6 +33,7 @@
 //!     process of the same user that ignores the protocol can change those bytes (it cannot make
 //!     the reader read outside the mapping: offsets are checked as for copies).
 
+use crate::payload::Payload;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -118,13 +119,13 @@ impl RingView {
 
 /// What a reader got of a sample's payload.
 pub(crate) enum RingPayload {
-    Copied(Arc<[u8]>),
+    Copied(Payload),
     /// In place, pinned.
     Pinned(PinnedSample),
 }
 
 pub(super) enum Read {
-    Copied(Arc<[u8]>),
+    Copied(Payload),
     Pinned(RingPin),
 }
 
