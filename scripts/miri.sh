@@ -34,6 +34,10 @@ timeout --kill-after=10 1200 cargo +nightly miri test --locked -p hdds_core --li
   | tee -a "$log" || rc=$?
 timeout --kill-after=10 1200 cargo +nightly miri test --locked -p hdds_core --lib arc_bytes "$@" 2>&1 \
   | tee -a "$log" || rc=$?
+# And the sample payloads built on those buffers: a lead and a tail around the payload that must
+# be initialized too, a shorter fill, a reused buffer.
+timeout --kill-after=10 1200 cargo +nightly miri test --locked -p hdds_core --lib payload:: "$@" 2>&1 \
+  | tee -a "$log" || rc=$?
 passed=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) s += $i} END {print s + 0}' "$log")
 failed=$(awk '/^test result:/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^failed/) s += $i} END {print s + 0}' "$log")
 # Undefined behaviour aborts the test binary before its result line: count it.
