@@ -7,8 +7,9 @@
 //! (`rmw_take_loaned_message` of a type whose memory is its CDR) needs the body aligned for the
 //! struct: 8 bytes for any type with a `float64` or `int64`, as most ROS messages have. A buffer
 //! this engine fills itself (a writer's sample, a received sample) therefore starts its payload
-//! a few bytes into the allocation, so that the body is [`Payload::BODY_ALIGN`]-aligned; a payload
-//! made from an existing `Arc<[u8]>` (`From`) starts at its first byte.
+//! 4 bytes into the allocation (at its start on a 32-bit target), so that the body is
+//! [`Payload::BODY_ALIGN`]-aligned; a payload made from an existing `Arc<[u8]>` (`From`) starts at
+//! its first byte.
 
 use std::fmt;
 use std::mem::MaybeUninit;
@@ -154,8 +155,6 @@ impl UninitPayload {
         // The bytes around the payload (the lead, and what a shorter payload leaves) are never
         // read, but an `Arc<[u8]>` over them must hold initialized bytes: zero them (4 bytes, or
         // 4 at the end on a 32-bit target, plus what a shorter payload leaves).
-        // (Written as a fixed-size store and a branch rarely taken: a `memset` call for each
-        // cost a busy-polling hop more than the copy of its 64 bytes.)
         if start == LEAD {
             b[..LEAD].copy_from_slice(&[MaybeUninit::new(0); LEAD]);
         }
