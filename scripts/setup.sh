@@ -43,14 +43,15 @@ fi
 say "$(cargo --version)"
 # scripts/test.sh checks formatting and lints: rustfmt and clippy come with rustup's default profile,
 # not with its minimal one nor with Debian's cargo.
-for tool in fmt clippy; do
+# Each entry: the cargo subcommand, rustup's component, Debian's package.
+for entry in "fmt rustfmt rustfmt" "clippy clippy rust-clippy"; do
+  read -r tool component package <<<"$entry"
   if ! cargo "$tool" --version >/dev/null 2>&1; then
-    component=$([ "$tool" = fmt ] && echo rustfmt || echo clippy)
     say "installing $component (scripts/test.sh runs cargo $tool)"
     if command -v rustup >/dev/null 2>&1; then
       rustup component add "$component"
     else
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$([ "$tool" = fmt ] && echo rustfmt || echo rust-clippy)"
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$package"
     fi
   fi
 done

@@ -152,17 +152,9 @@ impl UninitPayload {
         };
         let len = f(&mut b[start..start + cap])?.min(cap);
         let end = start + len;
-        // The bytes around the payload (the lead, and what a shorter payload leaves) are never
-        // read, but an `Arc<[u8]>` over them must hold initialized bytes: zero them (4 bytes, or
-        // 4 at the end on a 32-bit target, plus what a shorter payload leaves).
-        if start == LEAD {
-            b[..LEAD].copy_from_slice(&[MaybeUninit::new(0); LEAD]);
-        }
-        for x in &mut b[end..] {
-            *x = MaybeUninit::new(0);
-        }
+        zero_around(b, start, end);
         // SAFETY: every byte is initialized: `start..end` by `f` (the caller's guarantee), the
-        // rest zeroed above.
+        // rest by `zero_around`.
         let buf = unsafe { crate::arc_bytes::assume_init(self.buf) };
         Ok(Payload { buf, start, end })
     }
@@ -184,14 +176,12 @@ impl UninitPayload {
             // SAFETY: the caller's guarantee.
             return unsafe { Self::copy_elsewhere(src, len) };
         };
-        // The bytes around the payload must be initialized too (see `fill`).
-        b[..start].fill(MaybeUninit::new(0));
-        b[end..].fill(MaybeUninit::new(0));
+        zero_around(b, start, end);
         // SAFETY: `b[start..end]` are `len` bytes of a buffer we alone hold, which the caller
         // guarantees `src..src + len` readable and outside of; `MaybeUninit<u8>` has the layout of
         // `u8`.
         unsafe { std::ptr::copy_nonoverlapping(src, b[start..end].as_mut_ptr().cast::<u8>(), len) };
-        // SAFETY: every byte is initialized: the copy's, and the rest zeroed above.
+        // SAFETY: every byte is initialized: the copy's, and the rest by `zero_around`.
         let buf = unsafe { crate::arc_bytes::assume_init(self.buf) };
         Payload { buf, start, end }
     }
@@ -224,6 +214,15 @@ impl UninitPayload {
         // SAFETY: every byte of `tmp` is initialized (zeroed, then perhaps written by `f`).
         Ok(Payload::copy_of(unsafe { std::slice::from_raw_parts(tmp.as_ptr().cast::<u8>(), len) }))
     }
+}
+
+/// Zeroes the bytes of `b` around the payload `start..end` (the lead, and what a shorter payload
+/// leaves: 4 bytes, or 4 at the end on a 32-bit target, plus that). They are never read, but an
+/// `Arc<[u8]>` over them must hold initialized bytes.
+#[inline(always)]
+fn zero_around(b: &mut [MaybeUninit<u8>], start: usize, end: usize) {
+    b[..start].fill(MaybeUninit::new(0));
+    b[end..].fill(MaybeUninit::new(0));
 }
 
 impl Deref for Payload {
