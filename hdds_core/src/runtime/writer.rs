@@ -306,7 +306,7 @@ impl Writer {
         // Same-host readers first, when the RTPS machine will number the sample without waiting
         // (always, but for a reliable KEEP_ALL writer whose history is full): the ring's stamp is
         // what a polling reader in another process waits for, and nothing else this write does
-        // (the machine, same-process readers, the kept history, timers) is needed before it. The
+        // (same-process readers, the machine, the kept history, timers) is needed before it. The
         // sample takes the number the machine gives it next, under the same lock.
         // (The machine numbers every sample of this writer, so its next number is last_sn + 1.)
         let mut published = None;
