@@ -25,6 +25,9 @@ fn a_full_keep_all_history_blocks_then_times_out_then_recovers() {
     let w = a.create_writer("t/full", T, q).unwrap();
     let r = b.create_reader("t/full", T, q).unwrap();
     assert!(matched(&w, &r));
+    // A same-process reader too: a write hands it the sample before the RTPS machine numbers it
+    // only when the machine will not wait; a write that times out must leave it nothing.
+    let local = a.create_reader("t/full", T, Qos { history: History::KeepLast(4), ..q }).unwrap();
     // The reader's ACKNACKs no longer arrive: nothing is ever acknowledged.
     b.set_network_silenced(true);
     let sample = [0u8, 1, 0, 0, 1, 2, 3, 4];
@@ -43,7 +46,15 @@ fn a_full_keep_all_history_blocks_then_times_out_then_recovers() {
     assert!(t.elapsed() >= Duration::from_millis(190), "blocked {:?}, not max_blocking_time", t.elapsed());
     // Acknowledgments flow again: the writer gets room without anyone calling it.
     b.set_network_silenced(false);
-    assert!(w.write(&sample).is_ok());
+    let last = w.write(&sample).unwrap();
+    assert_eq!(last, written as i64 + 1, "the timed-out writes took no sequence number");
+    // The same-process reader kept the last four, each once: not the timed-out writes', and the
+    // write that waited for room delivered it after the machine numbered it.
+    let mut kept = Vec::new();
+    while let Some(s) = local.take() {
+        kept.push(s.info.sequence_number);
+    }
+    assert_eq!(kept, (last - 3..=last).collect::<Vec<_>>());
     // The reader holds keep_all_max_samples untaken: it refuses the last one (unacknowledged, so
     // sent again) until the application takes (tests/keep_all_reader_caps.rs).
     let mut n = 0;
