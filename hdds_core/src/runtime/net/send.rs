@@ -3,10 +3,11 @@
 //! across a socket send), and [`encode`], which packs them into as few RTPS messages as fit.
 //!
 //! Packing: the submessages for one address go into messages of at most [`MAX_MESSAGE`] bytes
-//! (Cyclone's 14720), in order. INFO_TS precedes a DATA / DATA_FRAG whenever the timestamp changes;
-//! INFO_DST precedes submessages directed at one participant. A message never goes back from a
-//! directed submessage to an undirected one (receivers differ on what INFO_DST with a zero prefix
-//! means), it ends instead. A message with a resent DATA_FRAG in it stays within [`REPAIR_MESSAGE`]
+//! (Cyclone's 14720), [`LOOPBACK_MESSAGE`] to a loopback address ([`message_limit`]), in order.
+//! INFO_TS precedes a DATA / DATA_FRAG whenever the timestamp changes; INFO_DST precedes
+//! submessages directed at one participant. A message never goes back from a directed submessage
+//! to an undirected one (receivers differ on what INFO_DST with a zero prefix means), it ends
+//! instead. A message with a resent DATA_FRAG in it stays within [`REPAIR_MESSAGE`]
 //! bytes, one Ethernet frame: the repair of one fragment is then lost only with its own frame.
 //! Packed to 14720 bytes (ten IP fragments), a repair arrives only if all ten do: 11 % of the time
 //! at 20 % frame loss; the repairs came back as NACK_FRAGs and were resent, and the receiving
@@ -26,6 +27,24 @@ use crate::wire::{EntityId, Guid, GuidPrefix, Header, MessageBuilder, SequenceNu
 
 /// The largest RTPS message we send: Cyclone's default, which every vendor receives.
 pub(crate) const MAX_MESSAGE: usize = 14_720;
+
+/// The largest RTPS message we send to a loopback address. Loopback's MTU is 64 KiB, so a datagram
+/// there is never split into IP fragments, and what limits MAX_MESSAGE elsewhere (a datagram lost
+/// with any one of its ten frames) does not hold: a 64 KiB sample's five DATA_FRAGs of ten
+/// fragments go out in two datagrams instead of five (fewer sends, and fewer wake-ups of the
+/// receiving thread). Below every vendor's receive size (Fast DDS's 65500 is the smallest we know
+/// of). Measured (results/engine_vs_cyclone_notes.md, session 32): the 64 KiB loopback round trip.
+pub(crate) const LOOPBACK_MESSAGE: usize = 64_000;
+
+/// How large a message to `to` may be: [`LOOPBACK_MESSAGE`] to a loopback address, else
+/// [`MAX_MESSAGE`].
+pub(crate) fn message_limit(to: &SocketAddr) -> usize {
+    if to.ip().is_loopback() {
+        LOOPBACK_MESSAGE
+    } else {
+        MAX_MESSAGE
+    }
+}
 
 /// The largest message that carries a resent DATA_FRAG: a UDP payload that fits a 1500-byte MTU
 /// unfragmented (1500 - 20 IPv4 - 8 UDP). A fragment of the default 1344 bytes fits with its headers.
@@ -162,7 +181,7 @@ impl Drop for Outbox {
 pub(crate) const GATHER_MIN: usize = 2048;
 
 /// The most pieces a [`Datagram`] has: the encoded bytes around at most [`MAX_GATHERED`] payloads.
-/// A 14720-byte message holds at most 7 payloads of [`GATHER_MIN`] bytes.
+/// A 14720-byte message holds at most 7 payloads of [`GATHER_MIN`] bytes, a loopback one 31.
 pub(crate) const MAX_PIECES: usize = 2 * MAX_GATHERED + 1;
 const MAX_GATHERED: usize = 31;
 
@@ -233,7 +252,8 @@ fn payload(out: &Out) -> &[u8] {
 /// What [`encode`] works in; kept per sending thread so that a steady stream allocates nothing.
 #[derive(Default)]
 struct EncodeBufs {
-    /// The message being built (capacity [`MAX_MESSAGE`] once grown).
+    /// The message being built (capacity [`MAX_MESSAGE`] once grown; more to a loopback address
+    /// when payloads are copied into it).
     message: Vec<u8>,
     /// The distinct destinations of one call.
     addrs: Vec<SocketAddr>,
@@ -291,7 +311,7 @@ fn encode_gathering(
             for (i, (_, out)) in items.iter().enumerate().filter(|(_, (a, _))| *a == addr) {
                 let out_dst = out.dst();
                 let repair = out.is_fragment_repair();
-                let limit = if has_repair || repair { REPAIR_MESSAGE } else { MAX_MESSAGE };
+                let limit = if has_repair || repair { REPAIR_MESSAGE } else { message_limit(&addr) };
                 let full = b.len() + gathered + out.size_bound() > limit;
                 let undirect = out_dst == GuidPrefix::default() && dst != GuidPrefix::default();
                 if !b.is_empty() && (full || undirect) {
@@ -522,30 +542,36 @@ mod tests {
         assert_eq!(subs[3].0, b);
     }
 
+    /// First-time fragments fill messages up to the destination's limit: Cyclone's 14720 bytes over
+    /// a network, 64000 to a loopback address (no IP fragmentation there).
     #[test]
     fn large_batches_split_below_the_message_limit() {
-        let a: SocketAddr = "127.0.0.1:7411".parse().unwrap();
         let sample: Payload = vec![7u8; 100_000].into();
         let n = fragment::fragment_count(sample.len(), 1344);
-        let items: Vec<_> = (1..=n)
-            .map(|i| {
-                let frag = fragment::data_frag(1, SampleMeta::default(), &sample, 1344, i);
-                let action = WriterAction::DataFrag { to: Dest::All, frag, resend: false };
-                (a, Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action })
-            })
-            .collect();
-        let mut msgs = Vec::new();
-        encode(GuidPrefix([1; 12]), &items, |to, d| msgs.push((to, d.to_vec())));
-        assert!(msgs.iter().all(|(_, m)| m.len() <= MAX_MESSAGE));
-        assert!(msgs.len() <= (n as usize).div_ceil(9), "{} messages for {n} fragments", msgs.len());
-        let total: usize = decode_all(&msgs)
-            .iter()
-            .map(|(_, _, s)| match s {
-                Submessage::DataFrag(f) => f.fragment_bytes().len(),
-                _ => 0,
-            })
-            .sum();
-        assert_eq!(total, 100_000);
+        for (to, limit, per_message) in [("10.1.2.3:7411", MAX_MESSAGE, 9), ("127.0.0.1:7411", LOOPBACK_MESSAGE, 45)] {
+            let a: SocketAddr = to.parse().unwrap();
+            assert_eq!(message_limit(&a), limit);
+            let items: Vec<_> = (1..=n)
+                .map(|i| {
+                    let frag = fragment::data_frag(1, SampleMeta::default(), &sample, 1344, i);
+                    let action = WriterAction::DataFrag { to: Dest::All, frag, resend: false };
+                    (a, Out::Writer { writer: W, reader: EntityId::UNKNOWN, dst: GuidPrefix::default(), action })
+                })
+                .collect();
+            let mut msgs = Vec::new();
+            encode(GuidPrefix([1; 12]), &items, |to, d| msgs.push((to, d.to_vec())));
+            assert!(msgs.iter().all(|(_, m)| m.len() <= limit), "{to}: a message above {limit} bytes");
+            let most = (n as usize).div_ceil(per_message);
+            assert!(msgs.len() <= most, "{to}: {} messages for {n} fragments, at most {most}", msgs.len());
+            let total: usize = decode_all(&msgs)
+                .iter()
+                .map(|(_, _, s)| match s {
+                    Submessage::DataFrag(f) => f.fragment_bytes().len(),
+                    _ => 0,
+                })
+                .sum();
+            assert_eq!(total, 100_000, "{to}");
+        }
     }
 
     #[test]
