@@ -9,7 +9,7 @@ use crate::payload::Payload;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use super::send::{Out, Outbox, MAX_MESSAGE};
+use super::send::{message_limit, Out, Outbox, MAX_MESSAGE};
 use crate::rtps::{
     BestEffortReader, Delivery, Dest, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, MatchedReader, ReaderAction,
     SampleMeta, StatefulReader, StatefulWriter, WriteBlocked, WriterAction,
@@ -21,7 +21,8 @@ pub(crate) const BATCH_DELAY: Duration = Duration::from_millis(1);
 
 /// Writes held back to go out together (write batching, as Cyclone's `dds_write_set_batch`):
 /// small samples written in a burst then share datagrams instead of costing one each. What a write
-/// produces waits here until the next one would overflow a message, until the port does anything
+/// produces waits here until the next one would overflow a message (`send::message_limit` of the
+/// readers' addresses: 14,720 bytes, or 64,000 when every reader is on loopback), until the port does anything
 /// else (an ACKNACK, a timer: so nothing overtakes the batch), until [`BATCH_DELAY`] has passed
 /// (the port's deadline), or until the writer is flushed.
 #[derive(Debug, Default)]
@@ -105,10 +106,13 @@ impl WriterPort {
         self.route(&mut actions, &mut routed);
         self.actions = actions;
         let per_addr = self.addrs.len().max(1);
+        // The smallest message any of the readers' addresses takes: 64,000 bytes when they are
+        // all loopback (a batch of 1 KiB samples then needs a quarter of the datagrams).
+        let limit = self.addrs.iter().map(message_limit).min().unwrap_or(MAX_MESSAGE);
         let Some(b) = &mut self.batch else { unreachable!("checked above") };
         for (to, o) in routed.items.drain(..) {
             let size = o.size_bound();
-            if b.bytes + size.div_ceil(per_addr) > MAX_MESSAGE && !b.items.is_empty() {
+            if b.bytes + size.div_ceil(per_addr) > limit && !b.items.is_empty() {
                 out.items.append(&mut b.items.items);
                 b.bytes = 0;
                 b.since = None;
@@ -433,5 +437,37 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, ["data", "heartbeat"]);
+    }
+
+    /// A batch fills up to the smallest message its readers' addresses take: 14,720 bytes over a
+    /// network, 64,000 when every reader is on loopback (`send::message_limit`).
+    #[test]
+    fn a_batch_fills_up_to_the_readers_message_limit() {
+        use crate::qos::Durability;
+        use crate::rtps::WriterConfig;
+        let now = Instant::now();
+        let me = Guid::new(GuidPrefix([1; 12]), EntityId::user(1, EntityKind::UserWriterNoKey));
+        let batched_before_send = |addrs: &[&str]| {
+            let mut port = WriterPort::new(StatefulWriter::new(WriterConfig::new(me), now), EntityId::UNKNOWN);
+            port.enable_batching();
+            for (i, a) in addrs.iter().enumerate() {
+                let r = Guid::new(GuidPrefix([7 + i as u8; 12]), EntityId::user(1, EntityKind::UserReaderNoKey));
+                let reader = MatchedReader { guid: r, reliable: false, durability: Durability::Volatile };
+                port.match_reader(now, reader, a.parse().unwrap(), &mut Outbox::new());
+            }
+            let mut out = Outbox::new();
+            let mut written = 0;
+            while out.is_empty() {
+                port.write(now, Payload::from(vec![0u8; 1024]), SampleMeta::default(), &mut out).unwrap();
+                written += 1;
+            }
+            written - 1
+        };
+        let network = batched_before_send(&["10.1.2.3:7411"]);
+        let loopback = batched_before_send(&["127.0.0.1:7411"]);
+        let mixed = batched_before_send(&["127.0.0.1:7411", "10.1.2.3:7411"]);
+        assert!((10..=14).contains(&network), "{network} samples of 1 KiB batched to a network address");
+        assert!((50..=62).contains(&loopback), "{loopback} samples of 1 KiB batched to loopback");
+        assert!(mixed < loopback, "a reader on the network keeps the smaller limit ({mixed})");
     }
 }
