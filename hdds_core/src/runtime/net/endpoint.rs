@@ -22,9 +22,9 @@ pub(crate) const BATCH_DELAY: Duration = Duration::from_millis(1);
 /// Writes held back to go out together (write batching, as Cyclone's `dds_write_set_batch`):
 /// small samples written in a burst then share datagrams instead of costing one each. What a write
 /// produces waits here until the next one would overflow a message (`send::message_limit` of the
-/// readers' addresses: 14,720 bytes, or 64,000 when every reader is on loopback), until the port does anything
-/// else (an ACKNACK, a timer: so nothing overtakes the batch), until [`BATCH_DELAY`] has passed
-/// (the port's deadline), or until the writer is flushed.
+/// readers' addresses: 14,720 bytes, or 64,000 when every reader is on loopback), until the port
+/// does anything else (an ACKNACK, a timer: so nothing overtakes the batch), until [`BATCH_DELAY`]
+/// has passed (the port's deadline), or until the writer is flushed.
 #[derive(Debug, Default)]
 struct Batch {
     items: Outbox,
