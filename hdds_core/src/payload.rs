@@ -20,8 +20,11 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Payload {
     buf: Arc<[u8]>,
-    start: usize,
-    end: usize,
+    /// `end << 1`, plus 1 when the payload starts `LEAD` bytes in (its start is 0 or `LEAD`):
+    /// one word, not two, so that a `Sample` fits in 128 bytes, which the compiler moves with
+    /// inline loads and stores instead of a `memcpy` call. A same-process sample is moved about
+    /// ten times between a write and its take (results/same_host_notes.md, session 33).
+    span: usize,
 }
 
 /// A buffer for a payload, not filled yet ([`Payload::uninit`], [`Payload::reuse`]): write
@@ -38,6 +41,23 @@ const HEADER: usize = 4;
 const LEAD: usize = Payload::BODY_ALIGN - HEADER;
 
 impl Payload {
+    #[inline(always)]
+    fn at(buf: Arc<[u8]>, start: usize, end: usize) -> Payload {
+        debug_assert!(start == 0 || start == LEAD, "a payload starts at 0 or LEAD");
+        // `end <= isize::MAX` (an allocation's length), so the shift loses nothing.
+        Payload { buf, span: end << 1 | usize::from(start != 0) }
+    }
+
+    #[inline(always)]
+    fn start(&self) -> usize {
+        (self.span & 1) * LEAD
+    }
+
+    #[inline(always)]
+    fn end(&self) -> usize {
+        self.span >> 1
+    }
+
     /// The alignment of the body (the bytes after the encapsulation header) of a payload in a
     /// buffer of this engine's: a `float64`'s, the widest primitive of CDR's plain types.
     pub const BODY_ALIGN: usize = 8;
@@ -85,12 +105,12 @@ impl Payload {
     #[inline]
     pub fn bytes(&self) -> &[u8] {
         // SAFETY: `start <= end <= buf.len()`, set so by every constructor.
-        unsafe { self.buf.get_unchecked(self.start..self.end) }
+        unsafe { self.buf.get_unchecked(self.start()..self.end()) }
     }
 
     /// Whether both are the same bytes of one buffer.
     pub fn ptr_eq(a: &Payload, b: &Payload) -> bool {
-        Arc::ptr_eq(&a.buf, &b.buf) && a.start == b.start && a.end == b.end
+        Arc::ptr_eq(&a.buf, &b.buf) && a.span == b.span
     }
 
     /// How many payloads share this one's buffer.
@@ -104,8 +124,8 @@ impl Payload {
         if Arc::strong_count(&self.buf) != 1 {
             return None;
         }
-        let len = self.end - self.start;
-        Some(UninitPayload { buf: crate::arc_bytes::reuse(self.buf), start: self.start, len })
+        let (start, len) = (self.start(), self.end() - self.start());
+        Some(UninitPayload { buf: crate::arc_bytes::reuse(self.buf), start, len })
     }
 }
 
@@ -156,7 +176,7 @@ impl UninitPayload {
         // SAFETY: every byte is initialized: `start..end` by `f` (the caller's guarantee), the
         // rest by `zero_around`.
         let buf = unsafe { crate::arc_bytes::assume_init(self.buf) };
-        Ok(Payload { buf, start, end })
+        Ok(Payload::at(buf, start, end))
     }
 
     /// Fills the payload with a copy of the [`UninitPayload::len`] bytes at `src`, read as raw
@@ -183,7 +203,7 @@ impl UninitPayload {
         unsafe { std::ptr::copy_nonoverlapping(src, b[start..end].as_mut_ptr().cast::<u8>(), len) };
         // SAFETY: every byte is initialized: the copy's, and the rest by `zero_around`.
         let buf = unsafe { crate::arc_bytes::assume_init(self.buf) };
-        Payload { buf, start, end }
+        Payload::at(buf, start, end)
     }
 
     /// `copy_from_raw` where the buffer turned out shared, which cannot happen (see
@@ -244,7 +264,7 @@ impl From<Arc<[u8]>> for Payload {
     /// The whole buffer, as it is (its body is not realigned).
     fn from(buf: Arc<[u8]>) -> Payload {
         let end = buf.len();
-        Payload { buf, start: 0, end }
+        Payload::at(buf, 0, end)
     }
 }
 
