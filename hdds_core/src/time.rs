@@ -171,22 +171,47 @@ mod tsc {
         /// Readings extrapolated from the counter stay within 1 µs of the system clock read
         /// around them (when those two readings are close: not preempted in between), over
         /// 30 ms, so across several anchors; and extrapolation is really used.
+        ///
+        /// "Close" is 1 µs, or twice the usual bracket where the clock itself is slower: under
+        /// ThreadSanitizer, whose clock_gettime interceptor made every bracket longer than 1 µs
+        /// on one host (session 33), the same check then runs on the readings not preempted, and
+        /// extrapolation is required only where a system-clock reading is quick enough to anchor.
         #[test]
         fn the_counter_clock_follows_the_system_clock() {
+            let mut brackets: Vec<i64> = (0..101)
+                .map(|_| {
+                    let s1 = system_now();
+                    let _ = now();
+                    system_now() - s1
+                })
+                .collect();
+            brackets.sort_unstable();
+            let close = brackets[50].saturating_mul(2).max(1_000);
             let end = Instant::now() + Duration::from_millis(30);
             let (mut checked, mut extrapolated) = (0, 0);
             while Instant::now() < end {
                 let s1 = system_now();
                 let n = now();
                 let s2 = system_now();
-                if s2 - s1 < 1_000 {
+                if s2 - s1 < close {
                     assert!(n >= s1 - 1_000 && n <= s2 + 1_000, "{n} is not within 1 µs of [{s1}, {s2}]");
                     checked += 1;
                 }
                 extrapolated += usize::from(ANCHOR.get().rate != 0);
             }
-            assert!(checked > 1000, "only {checked} readings were not preempted");
-            if usable() {
+            assert!(checked > 1000, "only {checked} readings were not preempted (closer than {close} ns)");
+            // The rate is measured from readings of the system clock that take under
+            // MAX_READ_TICKS; where most take longer (under ThreadSanitizer) none anchors and
+            // `now` is the system clock's, as it should be.
+            let mut reads: Vec<u64> = (0..101)
+                .map(|_| {
+                    let t0 = counter();
+                    let _ = system_now();
+                    counter().wrapping_sub(t0)
+                })
+                .collect();
+            reads.sort_unstable();
+            if usable() && reads[50] < MAX_READ_TICKS / 2 {
                 assert!(extrapolated > 0, "the counter's rate was never measured");
             }
         }
