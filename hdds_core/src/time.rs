@@ -178,15 +178,12 @@ mod tsc {
         /// extrapolation is required only where a system-clock reading is quick enough to anchor.
         #[test]
         fn the_counter_clock_follows_the_system_clock() {
-            let mut brackets: Vec<i64> = (0..101)
-                .map(|_| {
-                    let s1 = system_now();
-                    let _ = now();
-                    system_now() - s1
-                })
-                .collect();
-            brackets.sort_unstable();
-            let close = brackets[50].saturating_mul(2).max(1_000);
+            let bracket = median_of_101(|| {
+                let s1 = system_now();
+                let _ = now();
+                system_now() - s1
+            });
+            let close = bracket.saturating_mul(2).max(1_000);
             let end = Instant::now() + Duration::from_millis(30);
             let (mut checked, mut extrapolated) = (0, 0);
             while Instant::now() < end {
@@ -203,17 +200,21 @@ mod tsc {
             // The rate is measured from readings of the system clock that take under
             // MAX_READ_TICKS; where most take longer (under ThreadSanitizer) none anchors and
             // `now` is the system clock's, as it should be.
-            let mut reads: Vec<u64> = (0..101)
-                .map(|_| {
-                    let t0 = counter();
-                    let _ = system_now();
-                    counter().wrapping_sub(t0)
-                })
-                .collect();
-            reads.sort_unstable();
-            if usable() && reads[50] < MAX_READ_TICKS / 2 {
+            let read = median_of_101(|| {
+                let t0 = counter();
+                let _ = system_now();
+                counter().wrapping_sub(t0)
+            });
+            if usable() && read < MAX_READ_TICKS / 2 {
                 assert!(extrapolated > 0, "the counter's rate was never measured");
             }
+        }
+
+        /// The median of 101 runs of `f`.
+        fn median_of_101<T: Ord>(f: impl FnMut() -> T) -> T {
+            let mut v: Vec<T> = std::iter::repeat_with(f).take(101).collect();
+            v.sort_unstable();
+            v.swap_remove(50)
         }
 
         /// A system-clock reading that took long (preempted between its two counter readings)
