@@ -68,11 +68,12 @@ cf=$(sed -nE 's/.*tests passed, ([0-9]+) tests failed out of ([0-9]+).*/\1/p' "$
 [ "$c_ok" = 1 ] || cf=$(( ${cf:-0} > 0 ? cf : 1 ))
 count "${cp:-0}" "${cf:-0}"
 
-section "Benchmark runner: how it reads performance_test's logs, its --rmws and --cells (test/bench, python3 unittest)"
-# The runner is not a test, but what it reads from performance_test's logs decides every figure of
-# results/ros_compare.md; stdlib only, so any python3 runs it.
+section "Benchmark runners: how they read performance_test's logs and the scheduler's events, --rmws and --cells (test/bench, python3 unittest)"
+# The runners are not tests, but what they read from performance_test's logs (and ros_sched.py from
+# perf's scheduler events) decides every figure of results/ros_compare.md and of the notes that
+# explain it; stdlib only, so any python3 runs them.
 b_ok=1
-python3 "$root/test/bench/test_ros_compare.py" -v 2>&1 | tee "$logs/bench.log" || b_ok=0
+python3 -m unittest discover -s "$root/test/bench" -p 'test_*.py' -v 2>&1 | tee "$logs/bench.log" || b_ok=0
 bp=$(grep -c '\.\.\. ok$' "$logs/bench.log" || true)
 bf=$(grep -cE '\.\.\. (FAIL|ERROR)$' "$logs/bench.log" || true)
 [ "$b_ok" = 1 ] || bf=$(( ${bf:-0} > 0 ? bf : 1 ))
