@@ -12,7 +12,7 @@ at least --min-runs times it reports:
   its waker was on, and which thread woke it most.
 Medians over the repeats of each repeat's percentiles. A two-process cell at 1 kHz read, for
 example, "the publisher wakes the subscriber's executor on its own CPU, yields, and the executor
-runs 48 µs per sample" (results/ros_sched.md, session 34).
+runs 47 µs per sample" (results/ros_sched.md, session 34).
 
 Needs what ros_compare.py needs (a sourced ROS 2 Humble with performance_test and the RMWs) and
 `perf` with the scheduler's tracepoints (root, or perf_event_paranoid <= -1; tracefs mounted):
@@ -20,10 +20,10 @@ Needs what ros_compare.py needs (a sourced ROS 2 Humble with performance_test an
 """
 
 import argparse
+import collections
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,8 +33,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import ros_compare as rc  # noqa: E402  (next to this script)
 from ros_compare_process import Run  # noqa: E402
+from ros_compare_report import fmt, median, percentile  # noqa: E402
 
 EVENTS = "sched:sched_switch,sched:sched_wakeup"
+# The numeric figures of a thread in a run, each a median over the repeats in the table.
+FIGURES = ("runs", "run50", "run90", "wake50", "wake90", "same_cpu")
 LINE = re.compile(r"\s*(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+sched:(\w+):\s+(.*)")
 SWITCH = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) .*prev_state=(\S+) ==> next_comm=(.*?) next_pid=(\d+)")
 WAKEUP = re.compile(r"comm=(.*?) pid=(\d+) ")
@@ -78,7 +81,7 @@ def threads(pids):
 def parse(text, tids):
     """Per measured thread: its run lengths (µs) that ended with the thread asleep, and per wake-up
     (delay µs until it ran, whether on the waker's CPU, the waker's tid)."""
-    running = {}  # tid -> (start time, cpu)
+    running = {}  # tid -> when it started running
     woken = {}  # tid -> (time, cpu, waker)
     runs = {t: [] for t in tids}
     wakes = {t: [] for t in tids}
@@ -97,20 +100,20 @@ def parse(text, tids):
             continue
         prev, state, nxt = int(s[2]), s[3], int(s[5])
         if prev in running:
-            start, _ = running.pop(prev)
+            start = running.pop(prev)
             if state.startswith(("S", "D")):
                 runs[prev].append((t - start) * 1e6)
         if nxt in tids:
-            running[nxt] = (t, cpu)
+            running[nxt] = t
             if nxt in woken:
                 tw, wcpu, waker = woken.pop(nxt)
                 wakes[nxt].append(((t - tw) * 1e6, wcpu == cpu, waker))
     return runs, wakes
 
 
-def pct(values, q):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(q * len(v)))] if v else None
+def most_common(values):
+    """The value that occurs most often (None if none)."""
+    return collections.Counter(values).most_common(1)[0][0] if values else None
 
 
 def record(cell, label, env, seconds, workdir):
@@ -149,13 +152,13 @@ def record(cell, label, env, seconds, workdir):
     for tid, (pid, comm) in tids.items():
         key = (roles[pid], f"{comm} ({tid - pid:+d})" if tid != pid else f"{comm} (main)")
         w = wakes[tid]
-        top = max({x[2] for x in w}, key=lambda k: sum(1 for x in w if x[2] == k)) if w else None
+        top = most_common([x[2] for x in w])
         out[key] = dict(
             runs=len(runs[tid]) / seconds,
-            run50=pct(runs[tid], 0.5),
-            run90=pct(runs[tid], 0.9),
-            wake50=pct([x[0] for x in w], 0.5),
-            wake90=pct([x[0] for x in w], 0.9),
+            run50=percentile(runs[tid], 50),
+            run90=percentile(runs[tid], 90),
+            wake50=percentile([x[0] for x in w], 50),
+            wake90=percentile([x[0] for x in w], 90),
             same_cpu=(sum(1 for x in w if x[1]) / len(w)) if w else None,
             waker=(
                 f"{tids[top][1]} ({roles[tids[top][0]]})"
@@ -164,10 +167,6 @@ def record(cell, label, env, seconds, workdir):
             ),
         )
     return out, None
-
-
-def fmt(v, digits=1):
-    return "" if v is None else f"{v:,.{digits}f}"
 
 
 def section(cell, labels, args, env):
@@ -193,18 +192,14 @@ def section(cell, labels, args, env):
     for label in labels:
         for key in sorted({k for r in per[label] for k in r}):
             rows = [r[key] for r in per[label] if key in r]
-            med = {}
-            for f in rows[0]:
-                vals = [x[f] for x in rows if x[f] is not None]
-                med[f] = statistics.median(vals) if vals and f != "waker" else None
+            med = {f: median([x[f] for x in rows if x[f] is not None]) for f in FIGURES}
             if (med["runs"] or 0) * args.seconds < args.min_runs:
                 continue
-            wakers = [x["waker"] for x in rows if x["waker"]]
+            same_cpu = med["same_cpu"] and 100 * med["same_cpu"]
             lines.append(
                 f"| {label} | {key[0]} | {key[1]} | {fmt(med['runs'], 0)} | {fmt(med['run50'])} | "
                 f"{fmt(med['run90'])} | {fmt(med['wake50'])} | {fmt(med['wake90'])} | "
-                f"{fmt(med['same_cpu'] and 100 * med['same_cpu'], 0)} | "
-                f"{max(set(wakers), key=wakers.count) if wakers else ''} |"
+                f"{fmt(same_cpu, 0)} | {most_common([x['waker'] for x in rows if x['waker']]) or ''} |"
             )
     if failures:
         lines += ["", "Failed runs: " + "; ".join(failures)]

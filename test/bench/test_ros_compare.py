@@ -12,6 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 import ros_compare  # noqa: E402
+import ros_compare_report  # noqa: E402
 
 
 def row(n, mean_us, max_us, received):
@@ -44,6 +45,16 @@ class LatencyTotals(unittest.TestCase):
 
     def test_rows_without_samples_give_none(self):
         self.assertEqual(ros_compare.latency_totals([row(0, 0, 0, 0)]), (0, None, None))
+
+
+class Percentiles(unittest.TestCase):
+    """The one percentile every runner's figures use (the report's, and bench/ros_sched.py's)."""
+
+    def test_closest_ranks_are_interpolated(self):
+        self.assertEqual(ros_compare_report.percentile([5, 1, 3, 2, 4], 50), 3)
+        self.assertAlmostEqual(ros_compare_report.percentile([5, 1, 3, 2, 4], 90), 4.6)
+        self.assertEqual(ros_compare_report.median([4, 1, 2, 3]), 2.5)
+        self.assertIsNone(ros_compare_report.percentile([], 50))
 
 
 class Variants(unittest.TestCase):

@@ -57,10 +57,9 @@ class Parse(unittest.TestCase):
         self.assertEqual(set(self.runs), {16191, 16182})
         self.assertEqual(set(self.wakes), {16191, 16182})
 
-    def test_percentiles(self):
-        self.assertEqual(ros_sched.pct([5, 1, 3, 2, 4], 0.5), 3)
-        self.assertEqual(ros_sched.pct([5, 1, 3, 2, 4], 0.9), 5)
-        self.assertIsNone(ros_sched.pct([], 0.5))
+    def test_the_most_common_waker(self):
+        self.assertEqual(ros_sched.most_common([7, 3, 7, 0]), 7)
+        self.assertIsNone(ros_sched.most_common([]))
 
 
 if __name__ == "__main__":
