@@ -11,7 +11,8 @@
 //!
 //! [`payload`] is a sample's serialized bytes as every layer shares them (the body aligned for
 //! in-place reads). `capacity` (giving back the memory of a burst or a peak) and [`spin`] (the bounded spin before
-//! a wait sleeps) serve every layer.
+//! a wait sleeps) serve every layer, as does [`stream_copy`] (a large sample written around the
+//! caches, for the reader that reads it next).
 
 mod arc_bytes;
 mod capacity;
@@ -24,6 +25,7 @@ pub mod qos;
 pub mod rtps;
 pub mod runtime;
 pub mod spin;
+pub mod stream_copy;
 pub mod time;
 pub mod transport;
 pub mod wire;

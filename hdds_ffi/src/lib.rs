@@ -10,6 +10,7 @@
 
 pub mod condition;
 pub mod config;
+pub mod copy;
 pub mod discovery;
 pub mod endpoint;
 pub mod filter;

@@ -9,6 +9,7 @@
 #include "detail/cdr_codec.hpp"
 #include "detail/copy_bytes.hpp"
 #include "detail/hot.hpp"
+#include "hdds/hdds.h"
 #include "rmw/error_handling.h"
 
 namespace rmw_hdds
@@ -17,6 +18,22 @@ namespace cdr
 {
 namespace
 {
+// Copies a run of the message into the buffer being serialized. From HDDS_STREAM_COPY_FROM bytes
+// (4 MiB) on, as the engine writes a large sample (hdds_copy_to_reader: non-temporal stores): a
+// buffer that size no longer fits in the caches, so its reader (a ring slot's other process, a
+// subscription's executor, the kernel sending it) reads it from memory anyway, and the stores
+// skip reading each destination line first. 4 MiB messages about 8 % faster, publish to callback,
+// in one process and in two (results/ros_compare_stream_copy_ab.md).
+void copy_out(uint8_t * dst, const void * src, size_t n)
+{
+  if (n >= HDDS_STREAM_COPY_FROM &&
+    hdds_copy_to_reader(dst, static_cast<const uint8_t *>(src), n) == HDDS_RET_OK)
+  {
+    return;
+  }
+  copy_bytes(dst, src, n);
+}
+
 // Counts the bytes a body takes.
 struct SizeCursor
 {
@@ -65,7 +82,7 @@ struct BufferCursor
       return false;
     }
     if (n != 0) {
-      copy_bytes(buf + pos, src, n);
+      copy_out(buf + pos, src, n);
     }
     pos += n;
     return true;
@@ -199,7 +216,7 @@ private:
         return false;
       }
       if constexpr (Cursor::kWrites) {
-        copy_bytes(at, base + run.offset, run.length);
+        copy_out(at, base + run.offset, run.length);
         for (const auto & hole : run.holes) {
           std::memset(at + hole.first, 0, hole.second);
         }
@@ -234,7 +251,7 @@ private:
           return overflow(sub);
         }
         if constexpr (Cursor::kWrites) {
-          copy_bytes(at, first, n * sub.size_of);
+          copy_out(at, first, n * sub.size_of);
           if (!run.holes.empty()) {
             for (size_t k = 0; k < n; ++k) {
               for (const auto & hole : run.holes) {

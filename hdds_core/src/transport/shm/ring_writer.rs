@@ -520,7 +520,7 @@ impl RingWriter {
         // arena. No live sample owns these bytes (room() placed them in the free gap); readers
         // may still be copying a freed sample that lay here, which their stamp check (or, for a
         // removed reader, its generation check) discards.
-        unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), self.view.arena().add(at), payload.len()) };
+        unsafe { crate::stream_copy::copy_to_reader(self.view.arena().add(at), payload.as_ptr(), payload.len()) };
         Ok(self.stamp(&mut st, desc, Live { pos: 0, offset: at, len: size }, 0, payload.len()))
     }
 
