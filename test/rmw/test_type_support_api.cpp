@@ -17,6 +17,7 @@
 
 #include "detail/cdr_plan.hpp"
 #include "detail/type_support.hpp"
+#include "hdds/hdds.h"
 #include "rcutils/types/uint8_array.h"
 #include "rosidl_typesupport_cpp/message_type_support.hpp"
 #include "rosidl_typesupport_cpp/service_type_support.hpp"
@@ -249,6 +250,19 @@ TEST(MessageTypeSupport, ByteSequencesComeOutExactlyAsSent)
   unbounded.int32_values = {7};  // a sequence of wider elements after them
   byte_sequences_round_trip(unbounded);
   byte_sequences_round_trip(test_msgs::msg::UnboundedSequences{});
+
+  // Past HDDS_STREAM_COPY_FROM the serializer's bulk copies stream (hdds_copy_to_reader): a byte
+  // sequence and a sequence of wider elements, both longer than that and of odd lengths.
+  test_msgs::msg::UnboundedSequences large;
+  large.uint8_values.resize(HDDS_STREAM_COPY_FROM + 77);
+  for (size_t i = 0; i < large.uint8_values.size(); ++i) {
+    large.uint8_values[i] = static_cast<uint8_t>(i * 31 + (i >> 9));
+  }
+  large.int32_values.resize(HDDS_STREAM_COPY_FROM / 4 + 5);
+  for (size_t i = 0; i < large.int32_values.size(); ++i) {
+    large.int32_values[i] = static_cast<int32_t>(i * 2654435761u);
+  }
+  byte_sequences_round_trip(large);
 
   test_msgs::msg::BoundedSequences bounded;
   bounded.byte_values = {9};
