@@ -12,8 +12,8 @@ const _: () = assert!(HDDS_STREAM_COPY_FROM == STREAM_FROM);
 
 /// Copies `len` bytes from `src` to `dst` the way the engine writes a large sample for a reader
 /// in another thread or process: from HDDS_STREAM_COPY_FROM bytes on with non-temporal stores
-/// (x86-64), which skip reading the destination into the cache and leave the caller's caches
-/// alone; below that, as memcpy. Every byte is visible to other threads before any store the
+/// (x86-64 with AVX2), which skip reading the destination into the cache and leave the caller's
+/// caches alone; below that, as memcpy. Every byte is visible to other threads before any store the
 /// caller makes after it returns. `src` and `dst` must be valid for `len` bytes and must not
 /// overlap; no alignment is needed. NULL is allowed when `len` is 0; a NULL pointer with a
 /// nonzero `len` is HDDS_RET_BAD_ARGUMENT and copies nothing. Thread-safe.
