@@ -40,7 +40,7 @@ mod tests {
     fn copies_small_and_large_and_refuses_null() {
         for len in [0usize, 5, HDDS_STREAM_COPY_FROM + 3] {
             // Marked bytes rather than a pattern of every byte: Miri runs this test too, and the
-            // loops' own tests (hdds_core::stream_copy) check every byte.
+            // loop's own tests (hdds_core::stream_copy) check every byte.
             let mut src = vec![0u8; len];
             for (k, at) in [0, len / 2, len.saturating_sub(1)].into_iter().enumerate() {
                 if at < len {
