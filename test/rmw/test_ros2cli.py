@@ -10,6 +10,8 @@ the test's own) and reads what they print:
 - `ros2 service call` against add_two_ints_server; `ros2 param list` / `get` / `set` on the
   talker (rclpy's service clients against rclcpp's parameter services);
 - demo_nodes_py's talker (rclpy) heard by the C++ listener;
+- `ros2 launch launch/talker_listener.launch.py`, the talker on rmw_hdds and the listener on
+  rmw_cyclonedds_cpp;
 - the same graph seen across middlewares: `ros2 node list` on rmw_cyclonedds_cpp and on
   rmw_fastrtps_cpp lists a node on rmw_hdds, and `ros2 topic echo` on rmw_hdds hears a talker on
   rmw_cyclonedds_cpp.
@@ -120,8 +122,8 @@ def missing_parts():
     missing = []
     if shutil.which("ros2") is None:
         missing.append("the ros2 command (ros2cli)")
-    for module in ("rclpy", "ros2topic", "ros2node", "ros2service", "ros2param", "std_msgs.msg",
-                   "example_interfaces.srv"):
+    for module in ("rclpy", "ros2topic", "ros2node", "ros2service", "ros2param", "ros2launch",
+                   "launch_ros", "std_msgs.msg", "example_interfaces.srv"):
         try:
             __import__(module)
         except ImportError as e:
@@ -226,6 +228,15 @@ def main():
               "listener said:\n" + py_listener.output() + "\ntalker said:\n"
               + py_talker.output())
         py_talker.stop()
+
+        launch_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                   "launch", "talker_listener.launch.py")
+        launched = start(["ros2", "launch", launch_file, "talker_rmw:=rmw_hdds",
+                          "listener_rmw:=rmw_cyclonedds_cpp"], hdds, "launch")
+        check("ros2 launch talker_listener.launch.py: rmw_cyclonedds_cpp hears rmw_hdds",
+              launched.wait_for(r"\[listener-\d+\] .*I heard: \[Hello World: \d+\]", 20),
+              launched.output())
+        launched.stop()
 
         for other in ("rmw_cyclonedds_cpp", "rmw_fastrtps_cpp"):
             ok, out = ros2_until(["node", "list", "--no-daemon"], env_for(other, domain),
