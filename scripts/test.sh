@@ -197,6 +197,9 @@ if [ "$have_ros" = 1 ]; then
   ) 2>&1 | tee "$logs/colcon.log" || ros_ok=0
   summary=$(cd "$ws" && PATH="/usr/bin:$PATH" colcon test-result --all 2>/dev/null | tail -1 || true)
   echo "$summary"
+  # A test that skips itself (test_ros2cli without rclpy) prints "SKIPPED: ... Why: ..." (ctest
+  # prefixes its number): repeated here so the reason is not lost in the log.
+  grep -E "^[0-9]+: SKIPPED: " "$logs/colcon.log" | sed -E 's/^[0-9]+: //' || true
   # "Summary: N tests, E errors, F failures, S skipped"
   read -r rt re rfl rs < <(echo "$summary" | sed -nE 's/Summary: ([0-9]+) tests, ([0-9]+) errors, ([0-9]+) failures, ([0-9]+) skipped/\1 \2 \3 \4/p') || true
   rt=${rt:-0} re=${re:-0} rfl=${rfl:-0} rs=${rs:-0}

@@ -16,8 +16,9 @@ the test's own) and reads what they print:
   rmw_fastrtps_cpp lists a node on rmw_hdds, and `ros2 topic echo` on rmw_hdds hears a talker on
   rmw_cyclonedds_cpp.
 
-rclpy and ros2cli are optional parts of an install (ros-humble-ros-core has them, a hand-built
-core may not): without them this test exits with SKIP_CODE, and says which is missing.
+rclpy, ros2cli and ros2launch are optional parts of an install (ros-humble-ros-core has them, a
+hand-built core may not): without them this test exits with SKIP_CODE (77, ctest's
+SKIP_RETURN_CODE in test/rmw/CMakeLists.txt) and says which is missing.
 
 Usage: test_ros2cli.py   (run by ctest with the ROS environment and librmw_hdds on the path)
 """
