@@ -36,6 +36,10 @@ COMMAND_TIMEOUT = 30
 # How long a list may take to show a node that has just started (discovery's first rounds).
 DISCOVERY_TIMEOUT = 15
 
+# Every program the checks start (missing_parts makes sure each is installed).
+PROGRAMS = [("demo_nodes_cpp", "talker"), ("demo_nodes_cpp", "listener"),
+            ("demo_nodes_cpp", "add_two_ints_server"), ("demo_nodes_py", "talker")]
+
 failures = []
 
 
@@ -129,19 +133,31 @@ def missing_parts():
             __import__(module)
         except ImportError as e:
             missing.append(f"the Python module {module} ({e})")
-    prefix = os.environ.get("AMENT_PREFIX_PATH", "").split(":")
-    for pkg in ("demo_nodes_cpp", "demo_nodes_py"):
-        if not any(os.path.isdir(os.path.join(p, "lib", pkg)) for p in prefix if p):
-            missing.append(f"the package {pkg}")
+    for pkg, exe in PROGRAMS:
+        if demo(pkg, exe) is None:
+            missing.append(f"{pkg}'s {exe}")
     return missing
+
+
+def demo(pkg, exe):
+    """The argv of package PKG's program EXE, or None where it is not installed."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    except ImportError:
+        return None
+    try:
+        path = os.path.join(get_package_prefix(pkg), "lib", pkg, exe)
+    except PackageNotFoundError:
+        return None
+    return [path] if os.path.exists(path) else None
 
 
 def main():
     missing = missing_parts()
     if missing:
         print("SKIPPED: the ros2 command line and rclpy on rmw_hdds. Why: this ROS 2 install lacks "
-              + "; ".join(missing) + ". Install ros-humble-ros-core (or build rclpy, ros2cli and "
-              "demo_nodes_py) to run it.")
+              + "; ".join(missing) + ". Install ros-humble-ros-core (or build rclpy, ros2cli, launch_ros, ros2launch "
+              "and demo_nodes_py) to run it.")
         return SKIP_CODE
     log_dir = os.environ.get("HDDS_ROS2CLI_LOG_DIR") or os.path.join(os.getcwd(), "ros2cli_logs")
     os.makedirs(log_dir, exist_ok=True)
@@ -153,12 +169,6 @@ def main():
         n = Node(argv, env, log_dir, name)
         nodes.append(n)
         return n
-
-    def demo(pkg, exe):
-        for p in os.environ["AMENT_PREFIX_PATH"].split(":"):
-            if os.path.exists(os.path.join(p, "lib", pkg, exe)):
-                return [os.path.join(p, "lib", pkg, exe)]
-        raise RuntimeError(f"{pkg}'s {exe} is not installed under AMENT_PREFIX_PATH")
 
     try:
         talker = start(demo("demo_nodes_cpp", "talker"), hdds, "talker")
