@@ -620,3 +620,71 @@ TEST(LoansAcrossProcesses, BorrowedMessagesLieInTheRingAndArriveAsPublished)
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(pub_node.get(), pub)) << take_error();
   EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(sub_node.get(), sub)) << take_error();
 }
+
+// A borrowed message in the ring starts as a constructed one even where the slot held an earlier
+// sample: the engine lends a slot as that sample left it, so fields without a .msg default must
+// be zeroed by the RMW. Each loan finds the fields at zero, then leaves them non-zero for the
+// slot's next loan; 300 loans go around a ring of far fewer slots. C and C++ alike.
+TEST(LoansAcrossProcesses, BorrowedMessagesInAReusedSlotStartZeroed)
+{
+  rmw_test::ContextPair contexts("shm,udp");
+  ASSERT_TRUE(contexts.ok());
+  rmw_test::Node pub_node(contexts.first, "loan_reuse_pub");
+  rmw_test::Node sub_node(contexts.second, "loan_reuse_sub");
+  struct Case
+  {
+    const char * topic;
+    const rosidl_message_type_support_t * ts;
+    bool cpp;
+  };
+  const Case cases[] = {
+    {"/loan_reuse_c", basic_types_ts(), false},
+    {"/loan_reuse_cpp",
+      rosidl_typesupport_cpp::get_message_type_support_handle<test_msgs::msg::BasicTypes>(), true},
+  };
+  for (const Case & c : cases) {
+    SCOPED_TRACE(c.topic);
+    rmw_publisher_t * pub = make_pub(pub_node.get(), c.topic, c.ts);
+    ASSERT_NE(nullptr, pub) << take_error();
+    rmw_subscription_t * sub = make_sub(sub_node.get(), c.topic, c.ts);
+    ASSERT_NE(nullptr, sub) << take_error();
+    ASSERT_TRUE(wait_until([&]() {return matched(pub);}));
+    for (int32_t i = 0; i < 300; ++i) {
+      void * msg = nullptr;
+      ASSERT_EQ(RMW_RET_OK, rmw_borrow_loaned_message(pub, c.ts, &msg)) << take_error();
+      if (i == 0) {
+        const std::string where = mapping_of(msg);
+        ASSERT_EQ(0u, where.rfind("/dev/shm/hdds_", 0)) <<
+          "the loan lies in " << (where.empty() ? "heap memory" : where);
+      }
+      int64_t * int64_value;
+      double * float64_value;
+      bool * bool_value;
+      int32_t * int32_value;
+      if (c.cpp) {
+        auto * m = static_cast<test_msgs::msg::BasicTypes *>(msg);
+        int64_value = &m->int64_value;
+        float64_value = &m->float64_value;
+        bool_value = &m->bool_value;
+        int32_value = &m->int32_value;
+      } else {
+        auto * m = static_cast<test_msgs__msg__BasicTypes *>(msg);
+        int64_value = &m->int64_value;
+        float64_value = &m->float64_value;
+        bool_value = &m->bool_value;
+        int32_value = &m->int32_value;
+      }
+      ASSERT_EQ(0, *int64_value) << "loan " << i;
+      ASSERT_EQ(0.0, *float64_value) << "loan " << i;
+      ASSERT_FALSE(*bool_value) << "loan " << i;
+      ASSERT_EQ(0, *int32_value) << "loan " << i;
+      *int64_value = -1;
+      *float64_value = 3.5;
+      *bool_value = true;
+      *int32_value = 1000 + i;
+      ASSERT_EQ(RMW_RET_OK, rmw_publish_loaned_message(pub, msg, nullptr)) << take_error();
+    }
+    EXPECT_EQ(RMW_RET_OK, rmw_destroy_subscription(sub_node.get(), sub)) << take_error();
+    EXPECT_EQ(RMW_RET_OK, rmw_destroy_publisher(pub_node.get(), pub)) << take_error();
+  }
+}

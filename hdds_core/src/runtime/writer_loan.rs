@@ -32,9 +32,12 @@ enum Buf {
 }
 
 impl Writer {
-    /// Lends a zeroed buffer of `len` bytes for the next sample: a slot of the writer's
-    /// shared-memory ring when same-host readers (or a TRANSIENT_LOCAL history) will get it, else
-    /// ordinary memory. Several loans may be out at once, and the writer may write meanwhile; each
+    /// Lends a buffer of `len` bytes for the next sample: a slot of the writer's shared-memory
+    /// ring when same-host readers (or a TRANSIENT_LOCAL history) will get it, else ordinary
+    /// memory. Its bytes are unspecified (zeros, or an earlier sample of this writer's in the
+    /// ring): fill every byte you publish. Lending costs the same at every size, as publishing
+    /// does; zeroing a slot the caller then fills would be a second pass over it (4 MiB: tens of
+    /// microseconds), which a caller that wants zeros can make itself. Several loans may be out at once, and the writer may write meanwhile; each
     /// loan's sample takes its sequence number when it is published. A loan in the ring holds up
     /// the reuse of the ring's memory beyond it until it is published or dropped, so do not keep
     /// one long. A reliable KEEP_ALL writer waits for room up to max_blocking_time, as a write
@@ -43,11 +46,12 @@ impl Writer {
         // loan_in_shared_memory refuses a `len` beyond a sample before the heap buffer below.
         Ok(match self.loan_in_shared_memory(len)? {
             Some(loan) => loan,
+            // Zeros from the allocator (fresh pages for a large one): no cheaper unspecified bytes.
             None => WriterLoan { writer: self, buf: Buf::Heap(vec![0; len]), published: false },
         })
     }
 
-    /// [`Writer::loan`] where it is zero copy only: a zeroed slot of the writer's shared-memory
+    /// [`Writer::loan`] where it is zero copy only: a slot of the writer's shared-memory
     /// ring, or `None` (nothing allocated) when the sample would not go there (no same-host
     /// reader, or samples pinned by readers' loans leave no room in the ring): the caller then
     /// fills memory of its own and writes it, which costs no more than a heap loan.
@@ -56,10 +60,6 @@ impl Writer {
         let Some(shm) = &self.shared.shm else { return Ok(None) };
         let deadline = Instant::now().checked_add(self.shared.qos.max_blocking_time);
         let Some(l) = shm.lend(len, deadline)? else { return Ok(None) };
-        // SAFETY: the ring lent these `len` bytes (inside its committed arena) to us alone until
-        // publish_lent or give_back; no reader looks at them before they are published. Zeroed so
-        // the caller never sees an older sample's bytes.
-        unsafe { std::ptr::write_bytes(l.ptr, 0, l.len) };
         Ok(Some(WriterLoan { writer: self, buf: Buf::Ring { ptr: l.ptr, len: l.len, id: l.id }, published: false }))
     }
 
@@ -144,7 +144,8 @@ impl WriterLoan<'_> {
         match &mut self.buf {
             // SAFETY: the ring lent these bytes to this loan alone (see Writer::loan); the mapping
             // lives as long as the writer, which this loan borrows; `&mut self` makes this the only
-            // reference for its lifetime.
+            // reference for its lifetime. They are initialized: a mapped file's bytes always are
+            // (zeros, or what an earlier sample left), and no one else writes them meanwhile.
             Buf::Ring { ptr, len, .. } => unsafe { std::slice::from_raw_parts_mut(*ptr, *len) },
             Buf::Heap(v) => v,
         }

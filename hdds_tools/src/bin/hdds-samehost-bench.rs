@@ -4,8 +4,8 @@
 //! program with a command line that starts itself again as the second process; hdds_core's
 //! examples/shm_pingpong stays the quick manual check.
 //!
-//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--no-yield] [--gap-us N] [--cpus A,B]
-//! [--network]` (`--no-yield`: `ParticipantConfig::yield_after_wake` off; `--network`, intra
+//! `hdds-samehost-bench MODE [--size BYTES] [--count N] [--busy] [--spin-us N] [--no-yield] [--gap-us N]
+//! [--fill] [--cpus A,B] [--network]` (`--no-yield`: `ParticipantConfig::yield_after_wake` off; `--network`, intra
 //! modes: the participant on loopback with shared memory on, as an rmw_hdds node's) prints one
 //! JSON line:
 //! `{"mode", "size", "n", "p50_us", "p99_us", "cpu_us_per_msg", ...}`. Modes:
@@ -29,7 +29,9 @@
 //! - `loan`: two processes; the writer borrows a loan, fills it, stamps CLOCK_MONOTONIC into it as
 //!   the last byte it writes, publishes; the reader takes a loan (`Reader::take_loan`: the payload
 //!   read in place in the writer's ring) and reads the clock as soon as it holds it (one-way
-//!   measured directly, filling and reading not counted); a 64 B pong paces the pings.
+//!   measured directly, filling and reading not counted); a 64 B pong paces the pings. The
+//!   writer writes only the stamp and one byte (the engine lends a slot as an earlier sample left
+//!   it, unzeroed); `--fill`: every byte first, as an application fills its sample.
 //!
 //! `--cpus A,B` (two-process modes): the first process runs on CPU A, the echo on CPU B. A
 //! wake-up costs 2-5 µs when the scheduler puts both processes on one vCPU and 15-28 µs when it
@@ -66,6 +68,9 @@ struct Args {
     /// `loan`: the pinger works (spins) this long before each loan, leaving the echo idle as
     /// filling a large loan does (a diagnosis of the size dependence; 0 by default).
     gap: Duration,
+    /// `--fill` (`loan`): the pinger writes every byte of each loan before the stamp, as an
+    /// application filling its sample does (by default it writes only the bytes it reads back).
+    fill: bool,
     /// `--network` (intra modes): the participant is on the network (loopback, shared memory on),
     /// as an rmw_hdds node's is, so each write also runs the RTPS machine and the ring's checks.
     network: bool,
@@ -85,6 +90,7 @@ impl Args {
             no_yield: all.iter().any(|a| a == "--no-yield"),
             gap: Duration::from_micros(num("--gap-us", 0) as u64),
             network: all.iter().any(|a| a == "--network"),
+            fill: all.iter().any(|a| a == "--fill"),
             all: all.clone(),
         }
     }
@@ -444,6 +450,9 @@ fn shm(a: &Args) {
             let mut l = w.loan(a.size).unwrap();
             in_shm &= l.in_shared_memory();
             let buf = l.as_mut_slice();
+            if a.fill {
+                buf.fill(i as u8);
+            }
             buf[4] = i as u8;
             let n = buf.len();
             buf[n - 8..].copy_from_slice(&mono_ns().to_le_bytes());

@@ -106,9 +106,9 @@ public:
   rmw_ret_t max_serialized_size(size_t * size) const;
 
 private:
-  // Zeroes [msg, msg + sizeof) (unless `zeroed` says it is) and initializes a message there as
-  // the generated code does. RMW_RET_BAD_ALLOC (message set) if a constructor runs out of memory.
-  rmw_ret_t init_message(void * msg, bool zeroed) const;
+  // Zeroes [msg, msg + sizeof) and initializes a message there as the generated code does.
+  // RMW_RET_BAD_ALLOC (message set) if a constructor runs out of memory.
+  rmw_ret_t init_message(void * msg) const;
   friend struct ServiceTypeSupport;
   explicit MessageTypeSupport(const cdr::Plan * plan)
   : plan_(plan) {}
