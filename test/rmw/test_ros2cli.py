@@ -66,11 +66,11 @@ def check(name, ok, detail=""):
 class Node:
     """A ROS program in the background, its output collected in a file, stopped with SIGINT."""
 
-    def __init__(self, argv, env, log_dir, name):
+    def __init__(self, argv, env, log_dir, name, bound=120):
         self.path = os.path.join(log_dir, name + ".log")
         self.log = open(self.path, "w")
         # `timeout` bounds the program even if this test dies before stopping it.
-        self.proc = subprocess.Popen(["timeout", "120"] + argv, env=env, stdout=self.log,
+        self.proc = subprocess.Popen(["timeout", str(bound)] + argv, env=env, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
 
     def output(self):
@@ -165,12 +165,21 @@ def main():
     hdds = env_for("rmw_hdds", domain)
     nodes = []
 
-    def start(argv, env, name):
-        n = Node(argv, env, log_dir, name)
+    def start(argv, env, name, bound=120):
+        n = Node(argv, env, log_dir, name, bound)
         nodes.append(n)
         return n
 
     try:
+        # The ros2 daemon, started here rather than by the first ros2 command: a daemon that a
+        # command spawns detaches and idles for two hours, and would outlive this test were ctest
+        # to kill it (SIGKILL, no `finally`). This one is bounded like the nodes (by ctest's 300 s
+        # TIMEOUT) and leaves after 30 s without a request.
+        start([sys.executable, "-c", "import sys; from ros2cli.daemon import main; sys.exit(main())",
+               "--rmw-implementation", "rmw_hdds", "--ros-domain-id", str(domain), "--timeout", "30"],
+              hdds, "ros2_daemon", bound=300)
+        ok, out = ros2_until(["daemon", "status"], hdds, r"The daemon is running")
+        check("the ros2 daemon runs on rmw_hdds", ok, out)
         talker = start(demo("demo_nodes_cpp", "talker"), hdds, "talker")
         start(demo("demo_nodes_cpp", "add_two_ints_server"), hdds, "server")
         check("the C++ talker publishes on rmw_hdds",
@@ -261,8 +270,8 @@ def main():
               out + "\ntalker said:\n" + cyclone_talker.output())
         cyclone_talker.stop()
 
-        # The daemon: what `ros2 node list` and `ros2 topic list` use by default. It is a
-        # process of its own on rmw_hdds (started by the first command), stopped at the end.
+        # The daemon: what `ros2 node list` and `ros2 topic list` use by default (the one
+        # started above, a process of its own on rmw_hdds), stopped at the end.
         ok, out = ros2_until(["node", "list"], hdds, r"^/add_two_ints_server$")
         check("ros2 node list through the daemon shows /add_two_ints_server", ok, out)
         ok, out = ros2_until(["topic", "list"], hdds, r"^/chatter$")
