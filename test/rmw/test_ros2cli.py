@@ -282,6 +282,11 @@ def main():
             n.stop()
 
     if failures:
+        # The log folder lies in the build tree, which a CI run deletes: the end of each
+        # program's output goes into the test's own output too.
+        for n in nodes:
+            tail = n.output().splitlines()[-15:]
+            print(f"---- the last {len(tail)} lines of {n.path}:\n" + "\n".join(tail))
         print(f"{len(failures)} check(s) failed: " + "; ".join(failures)
               + f". The programs' output is in {log_dir}.")
         return 1
