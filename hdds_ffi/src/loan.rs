@@ -15,8 +15,8 @@ pub struct HddsLoan {
 
 /// Lends a buffer of `len` bytes for the writer's next sample and stores the loan in *out_loan.
 /// Its bytes are unspecified (zeros, or an earlier sample of this writer's in its shared-memory
-/// ring): fill every byte you publish. Several loans may be out at once, and the writer may write meanwhile; a loan's
-/// sample takes its sequence number when it is published. A loan in shared memory holds up the
+/// ring): fill every byte you publish. Several loans may be out at once, and the writer may write
+/// meanwhile; a loan's sample takes its sequence number when it is published. A loan in shared memory holds up the
 /// reuse of the writer's ring beyond it until it is published or returned: do not keep it long.
 /// A reliable KEEP_ALL writer waits for room up to max_blocking_time (then HDDS_RET_TIMEOUT). A
 /// `len` above 4 GiB - 1 (the most RTPS can carry) is HDDS_RET_BAD_ARGUMENT, nothing allocated. The

@@ -37,8 +37,9 @@ impl Writer {
     /// memory. Its bytes are unspecified (zeros, or an earlier sample of this writer's in the
     /// ring): fill every byte you publish. Lending costs the same at every size, as publishing
     /// does; zeroing a slot the caller then fills would be a second pass over it (4 MiB: tens of
-    /// microseconds), which a caller that wants zeros can make itself. Several loans may be out at once, and the writer may write meanwhile; each
-    /// loan's sample takes its sequence number when it is published. A loan in the ring holds up
+    /// microseconds), which a caller that wants zeros can make itself. Several loans may be out
+    /// at once, and the writer may write meanwhile; each loan's sample takes its sequence number
+    /// when it is published. A loan in the ring holds up
     /// the reuse of the ring's memory beyond it until it is published or dropped, so do not keep
     /// one long. A reliable KEEP_ALL writer waits for room up to max_blocking_time, as a write
     /// does. A `len` above [`super::MAX_SAMPLE_BYTES`] fails with [`ErrorKind::BadArgument`].
