@@ -239,6 +239,16 @@ pub(crate) fn write<T>(m: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     m.write().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The endpoints a timer sweep visits, copied out of the maps so that no map lock is held while
+/// an endpoint sends. The timer thread keeps the lists from one sweep to the next, empty in
+/// between (an endpoint deleted meanwhile is not kept alive), so that a sweep allocates nothing:
+/// a reliable writer's heartbeats make a sweep every few milliseconds under traffic.
+#[derive(Default)]
+struct SweepLists {
+    writers: Vec<Arc<WriterShared>>,
+    readers: Vec<Arc<ReaderShared>>,
+}
+
 fn min_deadline(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -355,7 +365,10 @@ impl Network {
             user_receiver.run(|d, _channel, from| n.on_datagram(d, from, &mut ctx), |e| n.receive_failed(e));
         });
         let n = Arc::clone(&net);
-        let timer = std::thread::Builder::new().name(name("timer")).spawn(move || n.timer.run(|now| n.sweep(now)));
+        let timer = std::thread::Builder::new().name(name("timer")).spawn(move || {
+            let mut lists = SweepLists::default();
+            n.timer.run(|now| n.sweep(now, &mut lists))
+        });
         match (recv, recv_user, timer) {
             (Ok(r), Ok(u), Ok(t)) => lock(&net.threads).extend([r, u, t]),
             (r, u, t) => {
@@ -549,18 +562,18 @@ impl Network {
     }
 
     /// The timer thread's work: everything that is due, then the earliest next deadline.
-    fn sweep(&self, now: Instant) -> Option<Instant> {
+    fn sweep(&self, now: Instant, lists: &mut SweepLists) -> Option<Instant> {
         let mut out = Outbox::new();
         let mut next = self.spdp_on_timer(now, &mut out);
         next = min_deadline(next, self.expire_leases(now, &mut out));
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
         next = min_deadline(next, self.ask_for_udp_again(now, &mut out));
-        let writers: Vec<_> = read(&self.writers).values().cloned().collect();
-        for w in writers {
+        lists.writers.extend(read(&self.writers).values().cloned());
+        for w in lists.writers.drain(..) {
             next = min_deadline(next, w.net_on_timer(self, now, &mut out));
         }
-        let readers: Vec<_> = read(&self.readers).values().cloned().collect();
-        for r in readers {
+        lists.readers.extend(read(&self.readers).values().cloned());
+        for r in lists.readers.drain(..) {
             next = min_deadline(next, r.net_on_timer(now, &mut out));
         }
         self.flush(&mut out);
