@@ -258,6 +258,30 @@ fn one_path_per_reader_with_same_process_same_host_and_udp_readers_at_once() {
     assert_eq!(c.network_stats().unwrap().shm_samples_read, 0);
 }
 
+/// What a service client waits for before its first request: the reply writer serves its reader.
+#[test]
+fn a_reader_learns_that_the_writer_serves_it_on_both_paths() {
+    for (domain, shm) in [(167, true), (169, false)] {
+        let a = participant(domain, shm, |_| {});
+        let b = participant(domain, shm, |_| {});
+        let w = a.create_writer("t/known", T, Qos::default()).unwrap();
+        let r = b.create_reader("t/known", T, Qos::default()).unwrap();
+        let best_effort = Qos { reliability: Reliability::BestEffort, ..Qos::default() };
+        let rb = b.create_reader("t/known", T, best_effort).unwrap();
+        assert!(wait_until(Duration::from_secs(5), || r.is_known_by_writer(w.guid())), "shm={shm}");
+        assert!(wait_until(Duration::from_secs(5), || rb.is_known_by_writer(w.guid())), "shm={shm}");
+        // Only once matched: the writer serves it (the directed write reaches it).
+        assert!(w.has_matched_reader(r.guid()) && r.has_matched_writer(w.guid()), "shm={shm}");
+        let opts = WriteOptions { directed_to: Some(r.guid()), ..Default::default() };
+        w.write_with(&payload(1, 40), &opts).unwrap();
+        assert_eq!(take_n(&r, 1, Duration::from_secs(5)).len(), 1, "shm={shm}");
+        assert!(!r.is_known_by_writer(r.guid()), "a reader is no writer (shm={shm})");
+        let gone = w.guid();
+        drop(w);
+        assert!(wait_until(Duration::from_secs(5), || !r.is_known_by_writer(gone)), "shm={shm}");
+    }
+}
+
 #[test]
 fn directed_writes_and_related_identities_cross_shared_memory() {
     let a = participant(161, true, |_| {});

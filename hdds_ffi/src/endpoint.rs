@@ -279,6 +279,25 @@ pub extern "C" fn hdds_reader_has_matched_writer(
     })
 }
 
+/// Stores in *out whether the writer with GUID writer_guid (16 bytes) is matched with the reader
+/// and has matched it too, so that what it writes now reaches the reader (mirror of
+/// hdds_writer_is_known_by_reader): a same-process writer at once, a same-host one once its ring
+/// serves the reader, a remote reliable one once it has sent the reader anything, a remote
+/// best-effort one as soon as it is matched. A service client checks this of the service's reply
+/// writer before its first request. Thread-safe.
+#[no_mangle]
+pub extern "C" fn hdds_reader_is_known_by_writer(
+    reader: *const HddsReader,
+    writer_guid: *const u8,
+    out_known: *mut bool,
+) -> HddsRet {
+    guard("hdds_reader_is_known_by_writer", || {
+        let r = arg(reader, "reader")?;
+        let g = arg(writer_guid.cast::<[u8; 16]>(), "writer_guid")?;
+        out(out_known, "out_known", r.inner.is_known_by_writer(Guid::from_bytes(g)))
+    })
+}
+
 /// Stores the number of readers the writer delivers to in *out_count. Thread-safe.
 #[no_mangle]
 pub extern "C" fn hdds_writer_matched_count(writer: *const HddsWriter, out_count: *mut usize) -> HddsRet {

@@ -1,6 +1,7 @@
 /* Write options through the C ABI: related sample identity and source timestamp in the sample
  * info, directed writes to a remote and to a same-process reader, hdds_writer_has_matched_reader,
- * hdds_reader_has_matched_writer, hdds_writer_is_known_by_reader, and argument errors. Two loopback-only participants of this process meet over UDP under their
+ * hdds_reader_has_matched_writer, hdds_writer_is_known_by_reader, hdds_reader_is_known_by_writer,
+ * and argument errors. Two loopback-only participants of this process meet over UDP under their
  * own domain tag. */
 #include <hdds/hdds.h>
 #include <stdio.h>
@@ -81,6 +82,18 @@ static void write_options(void) {
   CHECK(known);
   CHECK(hdds_writer_is_known_by_reader(w, stranger, &known) == HDDS_RET_OK && !known);
   CHECK(hdds_writer_is_known_by_reader(w, NULL, &known) == HDDS_RET_BAD_ARGUMENT);
+  /* Known by the writer: the local reader at once, the remote one once the writer has sent it
+   * something (its HEARTBEAT on matching, or the answer to the reader's pre-emptive ACKNACK). */
+  CHECK(hdds_reader_is_known_by_writer(local, writer_guid, &known) == HDDS_RET_OK && known);
+  known = false;
+  for (int i = 0; i < 1000 && !known; i++) { /* 5 s */
+    CHECK(hdds_reader_is_known_by_writer(remote, writer_guid, &known) == HDDS_RET_OK);
+    if (!known) usleep(5000);
+  }
+  CHECK(known);
+  CHECK(hdds_reader_is_known_by_writer(remote, stranger, &known) == HDDS_RET_OK && !known);
+  CHECK(hdds_reader_is_known_by_writer(remote, NULL, &known) == HDDS_RET_BAD_ARGUMENT);
+  CHECK(hdds_reader_is_known_by_writer(NULL, writer_guid, &known) == HDDS_RET_BAD_ARGUMENT);
 
   /* Identity and timestamp reach both readers. */
   HddsWriteOptions opt;

@@ -18,6 +18,11 @@ use super::messages::{AckNack, FragmentHeader, Gap, Heartbeat, HeartbeatFrag, Na
 use super::writer_proxy::WriterProxy;
 use crate::wire::Guid;
 
+/// The pause after the first pre-emptive ACKNACK to a writer that has sent nothing yet, and the
+/// longest one (see [`StatefulReader::match_writer`]).
+const PREEMPTIVE_FIRST_PAUSE: Duration = Duration::from_millis(100);
+const PREEMPTIVE_MAX_PAUSE: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Clone)]
 pub struct ReaderConfig {
     pub guid: Guid,
@@ -101,16 +106,31 @@ impl StatefulReader {
 
     /// Starts listening to a writer and sends it a pre-emptive ACKNACK (nothing received, no final
     /// flag), which asks the writer for a HEARTBEAT so that we learn where it stands at once.
+    /// Until the writer has sent us anything the ACKNACK goes again, after 100 ms, then twice as
+    /// long each time up to 1 s (Cyclone DDS's readers repeat theirs every second): a writer that
+    /// has not matched us yet drops it, and one with nothing written may send nothing until its
+    /// first sample, so that we would not learn that it knows us (a service client waits for that,
+    /// [`WriterProxy::has_heard`]).
     pub fn match_writer(&mut self, now: Instant, writer: Guid, out: &mut Vec<ReaderAction>) {
         if self.writer(writer).is_some() {
             return;
         }
         let mut p = WriterProxy::new(writer, now);
-        p.acknack_count = 1;
-        let state = crate::wire::SequenceNumberSet::new(crate::wire::SequenceNumber(p.next));
-        out.push(ReaderAction::AckNack { writer, acknack: AckNack { state, count: 1, final_flag: false } });
-        self.stats.acknacks_sent += 1;
+        p.preemptive_pause = PREEMPTIVE_FIRST_PAUSE;
         self.writers.push(p);
+        let i = self.writers.len() - 1;
+        self.send_preemptive(i, now, out);
+    }
+
+    fn send_preemptive(&mut self, i: usize, now: Instant, out: &mut Vec<ReaderAction>) {
+        let p = &mut self.writers[i];
+        p.acknack_count = p.acknack_count.wrapping_add(1);
+        let state = crate::wire::SequenceNumberSet::new(crate::wire::SequenceNumber(p.next));
+        let acknack = AckNack { state, count: p.acknack_count, final_flag: false };
+        out.push(ReaderAction::AckNack { writer: p.guid, acknack });
+        p.preemptive_at = Some(now + p.preemptive_pause);
+        p.preemptive_pause = (p.preemptive_pause * 2).min(PREEMPTIVE_MAX_PAUSE);
+        self.stats.acknacks_sent += 1;
     }
 
     pub fn unmatch_writer(&mut self, writer: Guid) -> bool {
@@ -126,7 +146,12 @@ impl StatefulReader {
     fn proxy(&mut self, writer: Guid, now: Instant) -> Option<usize> {
         let i = self.writers.iter().position(|w| w.guid == writer);
         match i {
-            Some(i) => self.writers[i].last_heard = now,
+            Some(i) => {
+                let p = &mut self.writers[i];
+                p.last_heard = now;
+                p.heard = true;
+                p.preemptive_at = None;
+            }
             None => self.stats.unknown_writer += 1,
         }
         i
@@ -298,11 +323,14 @@ impl StatefulReader {
             if self.writers[i].ack_at.is_some_and(|t| t <= now) {
                 self.send_ack(i, out);
             }
+            if self.writers[i].preemptive_at.is_some_and(|t| t <= now) {
+                self.send_preemptive(i, now, out);
+            }
         }
     }
 
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.writers.iter().filter_map(|w| w.ack_at).min()
+        self.writers.iter().flat_map(|w| [w.ack_at, w.preemptive_at]).flatten().min()
     }
 
     fn ack_after(&mut self, i: usize, now: Instant, out: &mut Vec<ReaderAction>) {
@@ -401,6 +429,34 @@ mod tests {
         let a = acknacks(&out);
         assert_eq!(a.len(), 1);
         assert_eq!((a[0].state.base.0, a[0].state.num_bits(), a[0].final_flag), (1, 0, false));
+    }
+
+    #[test]
+    fn the_preemptive_acknack_repeats_with_backoff_until_the_writer_speaks() {
+        let t = Instant::now();
+        let (mut r, _) = matched(t, Duration::ZERO);
+        assert!(!r.writer(W).unwrap().has_heard());
+        let mut sent = Vec::new();
+        let mut now = t;
+        while now < t + ms(3000) {
+            now += ms(10);
+            let mut out = Vec::new();
+            r.on_timer(now, &mut out);
+            for a in acknacks(&out) {
+                assert_eq!((a.state.base.0, a.state.num_bits(), a.final_flag), (1, 0, false));
+                sent.push(((now - t).as_millis(), a.count));
+            }
+        }
+        // 100, 200, 400, 800 ms apart, then every second; counts go up from the match's 1.
+        assert_eq!(sent, vec![(100, 2), (300, 3), (700, 4), (1500, 5), (2500, 6)]);
+        assert_eq!(r.next_deadline(), Some(t + ms(3500)));
+        // A final HEARTBEAT with nothing to ask for: the writer knows us, no more ACKNACKs.
+        let mut out = Vec::new();
+        r.on_heartbeat(now, W, &hb(1, 0, 1, true), &mut out);
+        assert!(r.writer(W).unwrap().has_heard());
+        r.on_timer(t + ms(10_000), &mut out);
+        assert!(acknacks(&out).is_empty());
+        assert_eq!(r.next_deadline(), None);
     }
 
     #[test]

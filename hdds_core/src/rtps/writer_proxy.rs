@@ -7,7 +7,7 @@
 
 use crate::payload::Payload;
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::fragment::Reassembler;
 use super::messages::{Delivery, LastCount, ReaderAction, SampleMeta};
@@ -51,6 +51,12 @@ pub struct WriterProxy {
     /// SNs the first HEARTBEAT skips are history we joined too late for, not losses.
     pub(crate) synced: bool,
     pub(crate) last_heard: Instant,
+    /// The writer has sent this reader a submessage since the match: it has matched the reader
+    /// too (a writer ignores what readers it does not know send it, and sends them nothing).
+    pub(crate) heard: bool,
+    /// Until `heard`: when the pre-emptive ACKNACK goes out again, and the pause after that one.
+    pub(crate) preemptive_at: Option<Instant>,
+    pub(crate) preemptive_pause: Duration,
     pub(crate) lost: u64,
 }
 
@@ -71,6 +77,9 @@ impl WriterProxy {
             ack_at: None,
             synced: false,
             last_heard: now,
+            heard: false,
+            preemptive_at: None,
+            preemptive_pause: Duration::ZERO,
             lost: 0,
         }
     }
@@ -87,6 +96,12 @@ impl WriterProxy {
     /// When the writer was last heard from (any submessage): the reader's liveliness view.
     pub fn last_heard(&self) -> Instant {
         self.last_heard
+    }
+
+    /// Whether the writer has sent us anything since the match, which it does only once it has
+    /// matched this reader too.
+    pub fn has_heard(&self) -> bool {
+        self.heard
     }
 
     /// Whether a skip over missing samples now counts them as lost (see the field's comment).

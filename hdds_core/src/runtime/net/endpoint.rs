@@ -283,6 +283,16 @@ impl ReaderPort {
         self.writers.iter().any(|(g, _)| *g == writer)
     }
 
+    /// Whether matched remote `writer` is known to have matched this reader too: a reliable one
+    /// once it has sent us anything, a best-effort one (which sends nothing but samples) at once.
+    pub(crate) fn writer_knows_us(&self, writer: Guid) -> bool {
+        self.is_matched(writer)
+            && match &self.rtps {
+                ReaderMachine::Reliable(r) => r.writer(writer).is_some_and(|p| p.has_heard()),
+                ReaderMachine::BestEffort(_) => true,
+            }
+    }
+
     pub(crate) fn match_writer(&mut self, now: Instant, writer: Guid, addr: SocketAddr, out: &mut Outbox) {
         if self.is_matched(writer) {
             return;

@@ -413,6 +413,16 @@ impl ShmPort {
         lock(&self.sources).iter().any(|s| s.writer == writer && std::ptr::eq(Arc::as_ptr(&s.reader), reader))
     }
 
+    /// Whether `reader` is attached to `writer`'s ring and the writer has made it an entry there:
+    /// the writer has matched it and places its samples for it.
+    fn served(&self, reader: &ReaderShared, writer: Guid) -> bool {
+        lock(&self.sources).iter().any(|s| {
+            s.writer == writer
+                && std::ptr::eq(Arc::as_ptr(&s.reader), reader)
+                && (s.cursor.is_some() || s.view.find_reader(reader.guid).is_some())
+        })
+    }
+
     /// Local reader `reader` is deleted.
     pub(crate) fn detach_reader(&self, reader: &Arc<ReaderShared>) {
         lock(&self.sources).retain(|s| !Arc::ptr_eq(&s.reader, reader));
@@ -517,6 +527,11 @@ impl Network {
     /// Whether local reader `r` gets `writer`'s samples through shared memory.
     pub(crate) fn shm_attached(&self, r: &ReaderShared, writer: Guid) -> bool {
         self.shm.as_ref().is_some_and(|p| p.attached(r, writer))
+    }
+
+    /// Whether `writer`, on this host, has matched local reader `r` in its ring.
+    pub(crate) fn shm_served(&self, r: &ReaderShared, writer: Guid) -> bool {
+        self.shm.as_ref().is_some_and(|p| p.served(r, writer))
     }
 
     /// Remote writer `writer` is gone (disposed, or its participant lost); it was `alive` or not.
