@@ -251,7 +251,9 @@ bool Client::server_is_available() const
     for (const Seen & w : writers) {
       const bool pair = r.service_id.empty() ?
         same_participant(r.guid.data(), w.guid.data()) : r.service_id == w.service_id;
-      if (pair && endpoints_->reader_matches(w.guid)) {
+      // The service's writer must know our reader: else the reply has nowhere to go, and the
+      // server gives up on it after 100 ms (Service::kReplyReaderWait).
+      if (pair && endpoints_->reader_known_by(w.guid)) {
         return true;
       }
     }

@@ -170,11 +170,11 @@ bool ServiceEndpoints::writer_known_by(const Guid & reader) const
          known;
 }
 
-bool ServiceEndpoints::reader_matches(const Guid & writer) const
+bool ServiceEndpoints::reader_known_by(const Guid & writer) const
 {
-  bool matched = false;
-  return hdds_reader_has_matched_writer(reader_.get(), writer.data(), &matched) == HDDS_RET_OK &&
-         matched;
+  bool known = false;
+  return hdds_reader_is_known_by_writer(reader_.get(), writer.data(), &known) == HDDS_RET_OK &&
+         known;
 }
 
 rmw_ret_t ServiceEndpoints::set_on_new_data_callback(

@@ -75,8 +75,9 @@ public:
   // reliable reader has sent an ACKNACK): what is written now will not be dropped as coming from
   // an unknown writer.
   bool writer_known_by(const Guid & reader) const;
-  // True if the reader accepts samples of this writer.
-  bool reader_matches(const Guid & writer) const;
+  // True if the reader accepts samples of this writer and the writer has matched the reader too
+  // (a remote reliable writer has sent it something): what the writer sends now reaches us.
+  bool reader_known_by(const Guid & writer) const;
 
   // rmw_service_set_on_new_request_callback / rmw_client_set_on_new_response_callback: called
   // once per new sample, and at once with the count of those already waiting. Once this
