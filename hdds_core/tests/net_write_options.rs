@@ -1,5 +1,6 @@
 //! Write options over UDP and on the same-process path: related sample identity, source
-//! timestamp, directed writes. Loopback only, domains 147-149, each test with its own domain tag.
+//! timestamp, directed writes, and whether a reply reader is known to its writer. Loopback only,
+//! domains 146-149, each test with its own domain tag.
 
 mod net_support;
 
@@ -97,6 +98,33 @@ fn a_directed_write_reaches_its_reader_only_and_the_others_do_not_stall() {
     }
     // Every reliable reader acknowledged everything: the GAPs closed the holes.
     assert!(w.wait_for_acknowledgments(Duration::from_secs(5)));
+}
+
+/// A service client's question before its first request: does the reply writer know my reader?
+/// b learns of a's writer while b says nothing (silenced), so that its reader matches a writer that
+/// has not heard of it; once b speaks again, a matches the reader and says so (the HEARTBEAT a
+/// writer sends a reader it matches; a writer that sends none answers the reader's repeated
+/// pre-emptive ACKNACK instead, stateful_reader's unit tests).
+#[test]
+fn a_reader_is_known_by_a_remote_writer_only_once_the_writer_has_matched_it() {
+    let a = net_participant(146, |c| c.domain_tag.push_str("-known"));
+    let b = net_participant(146, |c| c.domain_tag.push_str("-known"));
+    let w = a.create_writer("rr/knownReply", T, Qos::default()).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || b.discovered_participants().contains(&a.guid())
+        && a.discovered_participants().contains(&b.guid())));
+    b.set_network_silenced(true);
+    let r = b.create_reader("rr/knownReply", T, Qos::default()).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || r.has_matched_writer(w.guid())));
+    // Longer than the first pauses of the pre-emptive ACKNACK (100, 200 ms): none got out.
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!w.has_matched_reader(r.guid()));
+    assert!(!r.is_known_by_writer(w.guid()), "the writer has not matched the reader");
+    b.set_network_silenced(false);
+    assert!(wait_until(Duration::from_secs(5), || r.is_known_by_writer(w.guid())));
+    assert!(w.has_matched_reader(r.guid()));
+    let opts = WriteOptions { directed_to: Some(r.guid()), ..WriteOptions::default() };
+    w.write_with(&[0, 1, 0, 0, 9], &opts).unwrap();
+    assert_eq!(take_one(&r).map(|s| s.info.sequence_number), Some(1));
 }
 
 #[test]
