@@ -282,7 +282,8 @@ pub extern "C" fn hdds_reader_has_matched_writer(
 /// Stores in *out whether the writer with GUID writer_guid (16 bytes) is matched with the reader
 /// and has matched it too, so that what it writes now reaches the reader (mirror of
 /// hdds_writer_is_known_by_reader): a same-process writer at once, a same-host one once its ring
-/// serves the reader, a remote reliable one once it has sent the reader anything, a remote
+/// serves the reader, a remote reliable one once it has sent the reader anything (or 1 s after
+/// the match: a Fast DDS writer may have said nothing the reader could hear), a remote
 /// best-effort one as soon as it is matched. A service client checks this of the service's reply
 /// writer before its first request. Thread-safe.
 #[no_mangle]

@@ -54,6 +54,8 @@ pub struct WriterProxy {
     /// The writer has sent this reader a submessage since the match: it has matched the reader
     /// too (a writer ignores what readers it does not know send it, and sends them nothing).
     pub(crate) heard: bool,
+    /// When the reader matched the writer.
+    pub(crate) matched_at: Instant,
     /// Until `heard`: when the pre-emptive ACKNACK goes out again, and the pause after that one.
     pub(crate) preemptive_at: Option<Instant>,
     pub(crate) preemptive_pause: Duration,
@@ -78,6 +80,7 @@ impl WriterProxy {
             synced: false,
             last_heard: now,
             heard: false,
+            matched_at: now,
             preemptive_at: None,
             preemptive_pause: Duration::ZERO,
             lost: 0,

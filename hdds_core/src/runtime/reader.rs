@@ -472,12 +472,13 @@ impl Reader {
     /// Whether `writer` is matched and has matched this reader too, so that what it writes now
     /// reaches us: a same-process writer as soon as it delivers here, a same-host one once its
     /// ring has an entry for us, a remote reliable one once it has sent us anything (a HEARTBEAT
-    /// answering our pre-emptive ACKNACK, see [`crate::rtps::StatefulReader::match_writer`]), a
+    /// answering our pre-emptive ACKNACK, see [`crate::rtps::StatefulReader::match_writer`]) or
+    /// 1 s after the match (a Fast DDS writer may have said nothing we could hear), a
     /// remote best-effort one as soon as it is matched (nothing would tell). What a service client
     /// waits for before its first request: a server that does not know the client's reply reader
     /// yet cannot answer it.
     pub fn is_known_by_writer(&self, writer: Guid) -> bool {
-        self.shared.port.as_ref().is_some_and(|p| lock(p).writer_knows_us(writer))
+        self.shared.port.as_ref().is_some_and(|p| lock(p).writer_knows_us(writer, Instant::now()))
             || intra::merger().writer_delivers_to(&self.shared.topic, writer, self.shared.guid)
             || self.net.as_ref().is_some_and(|n| n.shm_served(&self.shared, writer))
     }

@@ -240,6 +240,14 @@ pub(crate) enum ReaderInput<'a> {
     Gap(Gap),
 }
 
+/// How long after matching a remote reliable writer that has sent this reader nothing it counts
+/// as knowing the reader anyway. A Fast DDS writer sends one HEARTBEAT when it matches a reader
+/// and, with nothing written, answers the pre-emptive ACKNACK only by restarting its periodic
+/// HEARTBEAT; that first one is dropped when it arrives before the reader has matched the
+/// writer, and then nothing would ever tell (a service client would wait for ever: seen under
+/// ASan in test_service_interop).
+pub(crate) const KNOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A reader's state machine and its matched remote writers.
 #[derive(Debug)]
 pub(crate) struct ReaderPort {
@@ -284,11 +292,14 @@ impl ReaderPort {
     }
 
     /// Whether matched remote `writer` is known to have matched this reader too: a reliable one
-    /// once it has sent us anything, a best-effort one (which sends nothing but samples) at once.
-    pub(crate) fn writer_knows_us(&self, writer: Guid) -> bool {
+    /// once it has sent us anything, or [`KNOWN_GRACE`] after the match; a best-effort one (which
+    /// sends nothing but samples) at once.
+    pub(crate) fn writer_knows_us(&self, writer: Guid, now: Instant) -> bool {
         self.is_matched(writer)
             && match &self.rtps {
-                ReaderMachine::Reliable(r) => r.writer(writer).is_some_and(|p| p.has_heard()),
+                ReaderMachine::Reliable(r) => r
+                    .writer(writer)
+                    .is_some_and(|p| p.has_heard() || now.saturating_duration_since(p.matched_at) >= KNOWN_GRACE),
                 ReaderMachine::BestEffort(_) => true,
             }
     }
@@ -414,6 +425,26 @@ mod tests {
         assert_eq!(delivered, 4);
         assert_eq!(port.take_lost(), 2 + 3, "3, 4 and 6..8 never came");
         assert_eq!(port.take_lost(), 0);
+    }
+
+    #[test]
+    fn a_silent_reliable_writer_counts_as_knowing_the_reader_after_the_grace() {
+        use crate::rtps::{ReaderConfig, StatefulReader};
+        let t = Instant::now();
+        let me = Guid::new(GuidPrefix::default(), EntityId::user(1, EntityKind::UserReaderNoKey));
+        let w = Guid::new(GuidPrefix([7; 12]), EntityId::user(1, EntityKind::UserWriterNoKey));
+        let w2 = Guid::new(GuidPrefix([8; 12]), EntityId::user(1, EntityKind::UserWriterNoKey));
+        let mut port = ReaderPort::new(ReaderMachine::Reliable(StatefulReader::new(ReaderConfig::new(me))));
+        let addr = "127.0.0.1:7411".parse().unwrap();
+        port.match_writer(t, w, addr, &mut Outbox::new());
+        port.match_writer(t, w2, addr, &mut Outbox::new());
+        assert!(!port.writer_knows_us(w, t + KNOWN_GRACE / 2));
+        assert!(port.writer_knows_us(w, t + KNOWN_GRACE));
+        // A writer that speaks is known at once.
+        let hb = Heartbeat { first_sn: 1, last_sn: 0, count: 1, final_flag: true, liveliness_flag: false };
+        port.input(t, w2, ReaderInput::Heartbeat(hb), &mut Outbox::new(), |_| {});
+        assert!(port.writer_knows_us(w2, t));
+        assert!(!port.writer_knows_us(Guid::new(GuidPrefix([9; 12]), w.entity_id), t + KNOWN_GRACE));
     }
 
     /// The receive thread drives the writer's machine for every ACKNACK; one that only
