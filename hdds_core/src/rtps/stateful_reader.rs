@@ -149,7 +149,6 @@ impl StatefulReader {
             Some(i) => {
                 let p = &mut self.writers[i];
                 p.last_heard = now;
-                p.heard = true;
                 p.preemptive_at = None;
             }
             None => self.stats.unknown_writer += 1,

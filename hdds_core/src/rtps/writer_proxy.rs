@@ -50,13 +50,10 @@ pub struct WriterProxy {
     /// (which, delivered in order from SN 1, means we have its history from the start). Before that,
     /// SNs the first HEARTBEAT skips are history we joined too late for, not losses.
     pub(crate) synced: bool,
+    /// When the writer last sent us a submessage; the match's time until it has sent one.
     pub(crate) last_heard: Instant,
-    /// The writer has sent this reader a submessage since the match: it has matched the reader
-    /// too (a writer ignores what readers it does not know send it, and sends them nothing).
-    pub(crate) heard: bool,
-    /// When the reader matched the writer.
-    pub(crate) matched_at: Instant,
-    /// Until `heard`: when the pre-emptive ACKNACK goes out again, and the pause after that one.
+    /// Until the writer has sent us a submessage: when the pre-emptive ACKNACK goes out again
+    /// (`None` once it has, [`WriterProxy::has_heard`]), and the pause after that one.
     pub(crate) preemptive_at: Option<Instant>,
     pub(crate) preemptive_pause: Duration,
     pub(crate) lost: u64,
@@ -79,9 +76,7 @@ impl WriterProxy {
             ack_at: None,
             synced: false,
             last_heard: now,
-            heard: false,
-            matched_at: now,
-            preemptive_at: None,
+            preemptive_at: Some(now),
             preemptive_pause: Duration::ZERO,
             lost: 0,
         }
@@ -102,9 +97,10 @@ impl WriterProxy {
     }
 
     /// Whether the writer has sent us anything since the match, which it does only once it has
-    /// matched this reader too.
+    /// matched this reader too (a writer ignores what readers it does not know send it, and sends
+    /// them nothing).
     pub fn has_heard(&self) -> bool {
-        self.heard
+        self.preemptive_at.is_none()
     }
 
     /// Whether a skip over missing samples now counts them as lost (see the field's comment).

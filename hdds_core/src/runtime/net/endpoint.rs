@@ -299,7 +299,8 @@ impl ReaderPort {
             && match &self.rtps {
                 ReaderMachine::Reliable(r) => r
                     .writer(writer)
-                    .is_some_and(|p| p.has_heard() || now.saturating_duration_since(p.matched_at) >= KNOWN_GRACE),
+                    // Until the writer has spoken, `last_heard` is the match's time.
+                    .is_some_and(|p| p.has_heard() || now.saturating_duration_since(p.last_heard) >= KNOWN_GRACE),
                 ReaderMachine::BestEffort(_) => true,
             }
     }

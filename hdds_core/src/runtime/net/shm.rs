@@ -408,19 +408,20 @@ impl ShmPort {
         }
     }
 
+    /// Whether `reader` is attached to `writer`'s ring and `f` holds of that attachment.
+    fn attached_and(&self, reader: &ReaderShared, writer: Guid, f: impl Fn(&Source) -> bool) -> bool {
+        lock(&self.sources).iter().any(|s| s.writer == writer && std::ptr::eq(Arc::as_ptr(&s.reader), reader) && f(s))
+    }
+
     /// Whether `reader` is attached to `writer`'s ring.
     fn attached(&self, reader: &ReaderShared, writer: Guid) -> bool {
-        lock(&self.sources).iter().any(|s| s.writer == writer && std::ptr::eq(Arc::as_ptr(&s.reader), reader))
+        self.attached_and(reader, writer, |_| true)
     }
 
     /// Whether `reader` is attached to `writer`'s ring and the writer has made it an entry there:
     /// the writer has matched it and places its samples for it.
     fn served(&self, reader: &ReaderShared, writer: Guid) -> bool {
-        lock(&self.sources).iter().any(|s| {
-            s.writer == writer
-                && std::ptr::eq(Arc::as_ptr(&s.reader), reader)
-                && (s.cursor.is_some() || s.view.find_reader(reader.guid).is_some())
-        })
+        self.attached_and(reader, writer, |s| s.cursor.is_some() || s.view.find_reader(reader.guid).is_some())
     }
 
     /// Local reader `reader` is deleted.
