@@ -1,7 +1,8 @@
-//! LIVELINESS of remote MANUAL writers on the wire: two participants of this test process that
-//! meet over UDP on loopback (and, in one test, through shared memory). The reader's side keeps a
-//! lease per remote writer; samples and HEARTBEATs with the Liveliness flag renew it, and when it
-//! runs out LIVELINESS_CHANGED says the writer is not alive. Each test has its own domain.
+//! LIVELINESS of remote writers on the wire: two participants of this test process that meet over
+//! UDP on loopback (and, in one test, through shared memory). The reader's side keeps a lease per
+//! remote writer with a finite one; samples and HEARTBEATs with the Liveliness flag renew a MANUAL
+//! writer's, anything its participant sends an AUTOMATIC writer's, and when it runs out
+//! LIVELINESS_CHANGED says the writer is not alive. Each test has its own domain.
 
 mod net_support;
 
@@ -156,6 +157,34 @@ fn an_automatic_writer_is_not_leased_per_writer() {
     assert!(matched(&w, &[&r]));
     std::thread::sleep(LEASE * 3);
     assert_eq!(counts(&r), (1, 0));
+}
+
+#[test]
+fn a_remote_automatic_writer_lives_while_its_participant_speaks_and_is_lost_a_lease_after_it_falls_silent() {
+    let a = net_participant(219, |_| {});
+    // Announcements 3 s apart (the default), ten leases: only the participant messages can keep
+    // the idle writer alive.
+    let b = net_participant(219, |c| c.spdp_period = Duration::from_secs(3));
+    let q = manual(LivelinessKind::Automatic);
+    let r = a.create_reader("live/automatic", T, q).unwrap();
+    let w = b.create_writer("live/automatic", T, q).unwrap();
+    assert!(matched(&w, &[&r]));
+    let end = Instant::now() + LEASE * 10;
+    while Instant::now() < end {
+        assert_eq!(counts(&r), (1, 0), "an idle AUTOMATIC writer of a live participant counts alive");
+        std::thread::sleep(LEASE / 10);
+    }
+    // As if b's process were killed: not alive a lease after b's last datagram, not at the end of
+    // b's SPDP lease.
+    b.set_network_silenced(true);
+    let took = lost_after(&[&r], Instant::now());
+    eprintln!("AUTOMATIC: not alive {took:?} after its participant fell silent (lease {LEASE:?})");
+    assert!(took <= LEASE + SLACK, "lost after {took:?}, lease {LEASE:?}");
+    assert_eq!(r.matched_writer_count(), 1, "still matched: only its liveliness is lost");
+    // b speaks again: its next participant message makes the writer alive again.
+    b.set_network_silenced(false);
+    assert!(wait_until(Duration::from_secs(2), || counts(&r) == (1, 0)), "alive again: {:?}", counts(&r));
+    drop(w);
 }
 
 #[test]

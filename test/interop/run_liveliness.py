@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""LIVELINESS (MANUAL_BY_TOPIC and MANUAL_BY_PARTICIPANT) between hdds and Cyclone DDS 0.10.2, both directions, loopback only.
+"""LIVELINESS (MANUAL_BY_TOPIC, MANUAL_BY_PARTICIPANT, AUTOMATIC) between hdds and Cyclone DDS 0.10.2, both directions, loopback only.
 
     test/interop/run_liveliness.py [--hdds PATH] [--cyclone PATH] [--lease-ms L] [--domain-base N]
 
@@ -14,8 +14,17 @@ A run passes when the reader:
   - counts it not alive between lease - 50 ms and lease + 400 ms after its last assertion;
   - counts it alive again within 500 ms of the sample;
   - stops counting it (alive 0, not alive 0) within 2 s of its deletion, and both exit 0.
+An AUTOMATIC run: the writer writes nothing for 2 s and 3 leases after the match (its participant
+alone must keep it alive: by any traffic, and hdds's by a ParticipantMessageData of kind
+AUTOMATIC_LIVELINESS_UPDATE every third of the lease), then its process ends without a goodbye.
+It passes when the reader counts the writer alive from the match, never not alive before the
+process ended, and not alive within lease + 400 ms after it (not at the participant's much
+longer SPDP lease).
+
 Runs: MANUAL_BY_TOPIC cyclone writer -> hdds reader, hdds writer -> cyclone reader, hdds -> hdds
-(the engine's own pair over UDP); MANUAL_BY_PARTICIPANT cyclone -> hdds and hdds -> cyclone. Each has its own domain and topic and a hard time limit.
+(the engine's own pair over UDP); MANUAL_BY_PARTICIPANT cyclone -> hdds and hdds -> cyclone;
+AUTOMATIC cyclone -> hdds, hdds -> cyclone, hdds -> hdds. Each has its own domain and topic and a
+hard time limit.
 
 Prints one line per run with the measured times and 'hdds-liveliness: N passed, N failed,
 N skipped'; exits 1 on a failure. The Cyclone runs are SKIPPED (with the reason) when
@@ -85,6 +94,29 @@ def judge(w_out, r_out, lease):
     )
 
 
+def judge_automatic(w_out, r_out, lease):
+    """(ok, message) for an AUTOMATIC run's writer and reader output."""
+    w = {name: t for name, _, t in parse_events(w_out)}
+    for need in ("MATCHED", "IDLE_UNTIL", "KILLED"):
+        if need not in w:
+            return False, f"the writer did not get to {need}"
+    changes = [(int(f["alive"]), int(f["not_alive"]), t) for name, f, t in parse_events(r_out) if name == "LIVELINESS"]
+    if not changes or changes[0][:2] != (1, 0):
+        return False, f"the reader did not count the writer alive first: {changes[:1]}"
+    lost = next((c for c in changes if c[1] > 0), None)
+    if lost is None:
+        return False, "the reader never counted the writer not alive after its process ended"
+    lost_after = lost[2] - w["KILLED"]
+    if lost_after < -SLACK_EARLY:
+        return False, f"not alive {lost[2] - w['MATCHED']:.3f} s after the match, while its participant lived"
+    if lost_after > lease + SLACK_LATE:
+        return False, f"not alive only {lost_after * 1000:.0f} ms after its process ended (lease {lease * 1000:.0f} ms)"
+    return True, (
+        f"alive through {w['IDLE_UNTIL'] - w['MATCHED']:.1f} s without a sample, "
+        f"not alive {lost_after * 1000:.0f} ms after its process ended (lease {lease * 1000:.0f} ms)"
+    )
+
+
 def run(kind, writer, reader, domain, lease_ms, limit, extra=()):
     topic = f"hdds_liveliness_{domain}"
     common = ["--domain", str(domain), "--topic", topic, "--lease-ms", str(lease_ms), "--timeout", str(limit)]
@@ -110,7 +142,7 @@ def run(kind, writer, reader, domain, lease_ms, limit, extra=()):
             f"exit writer {wr.returncode} reader {rd.returncode}: "
             f"{(wr.stderr + r_err).strip().splitlines()[-1:] if (wr.stderr + r_err).strip() else ''}"
         )
-    return judge(wr.stdout, r_out, lease_ms / 1000.0)
+    return (judge_automatic if kind == "automatic" else judge)(wr.stdout, r_out, lease_ms / 1000.0)
 
 
 def cyclone_peer(path):
@@ -148,10 +180,13 @@ def main():
         ("topic", "hdds -> hdds", a.hdds, a.hdds),
         ("participant", "cyclone -> hdds", cyc, a.hdds),
         ("participant", "hdds -> cyclone", a.hdds, cyc),
+        ("automatic", "cyclone -> hdds", cyc, a.hdds),
+        ("automatic", "hdds -> cyclone", a.hdds, cyc),
+        ("automatic", "hdds -> hdds", a.hdds, a.hdds),
     ]
     passed = failed = skipped = 0
     for i, (kind, name, writer, reader) in enumerate(runs):
-        name = f"MANUAL_BY_{kind.upper()} {name}"
+        name = f"{'AUTOMATIC' if kind == 'automatic' else 'MANUAL_BY_' + kind.upper()} {name}"
         if writer is None or reader is None:
             print(f"SKIPPED: liveliness {name}: the Cyclone DDS 0.10 peer is missing: {why}")
             skipped += 1

@@ -2,7 +2,7 @@
 //! with the same command line and output as test/interop/cyclone/cyclone_liveliness_peer.c:
 //!
 //! ```text
-//! hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L [--kind topic|participant]
+//! hdds-liveliness-peer writer|reader --domain D --topic T --lease-ms L [--kind topic|participant|automatic]
 //!                      [--assert-ms P] [--assert-for S] [--timeout S] [network options]
 //! ```
 //!
@@ -12,8 +12,12 @@
 //!   hdds has no participant-level assertion), stops for 3 leases, writes one sample, and half a
 //!   lease later deletes the writer.
 //!   Prints `MATCHED` / `ASSERTED_UNTIL` / `WROTE` / `DELETED t=<wall-clock seconds>`.
+//!   `--kind automatic`: an AUTOMATIC writer waits for a reader, writes nothing for S s and 3
+//!   leases (its participant must keep it alive), prints `IDLE_UNTIL`, then `KILLED` and ends
+//!   the process at once (no goodbye, as a crash), so that only the lease can tell the reader.
 //! - reader: prints each change of LIVELINESS_CHANGED as `LIVELINESS alive=A not_alive=N t=...`
-//!   and stops once the writer it matched is gone (`GONE`), or at the timeout (exit 1).
+//!   and stops once the writer it matched is gone (`GONE`; AUTOMATIC: once it is not alive), or at
+//!   the timeout (exit 1).
 //!
 //! Network: the tools' options (hdds_tools::NetOpts); localhost-only unless given an interface.
 //! Every wait is bounded by `--timeout`. Exit 2 on a usage or DDS error.
@@ -32,7 +36,8 @@ use hdds_tools::{usage_error, Args, NetOpts};
 const HELP: &str = "\
 hdds-liveliness-peer writer|reader --topic T --lease-ms L [options] [network options]
   --lease-ms L      the liveliness lease in milliseconds (required)
-  --kind K          topic (MANUAL_BY_TOPIC, default) or participant (MANUAL_BY_PARTICIPANT)
+  --kind K          topic (MANUAL_BY_TOPIC, default), participant (MANUAL_BY_PARTICIPANT) or
+                    automatic (AUTOMATIC: the writer idles, then its process ends abruptly)
   --assert-ms P     writer: assert every P ms (default 100)
   --assert-for S    writer: assert for S seconds (default 2)
   --timeout S       give up after S seconds (default 20)
@@ -70,7 +75,8 @@ fn parse(mode: Option<&str>, args: &Args) -> Opts {
     let kind = match args.value("kind", "topic".to_string()).as_str() {
         "topic" => LivelinessKind::ManualByTopic,
         "participant" => LivelinessKind::ManualByParticipant,
-        other => usage_error(&format!("--kind: topic or participant, not {other:?}")),
+        "automatic" => LivelinessKind::Automatic,
+        other => usage_error(&format!("--kind: topic, participant or automatic, not {other:?}")),
     };
     Opts {
         writer,
@@ -119,6 +125,13 @@ fn writer(o: &Opts, p: &Participant, qos: Qos, end: Instant) -> u8 {
         thread::sleep(Duration::from_millis(10));
     }
     say("MATCHED");
+    if o.kind == LivelinessKind::Automatic {
+        thread::sleep(o.assert_for + o.lease * 3);
+        say("IDLE_UNTIL");
+        say("KILLED");
+        // Without the participant's goodbye: only the writer's lease can tell its readers.
+        std::process::exit(0);
+    }
     thread::sleep(Duration::from_millis(300));
     let until = Instant::now() + o.assert_for;
     while Instant::now() < until {
@@ -165,7 +178,8 @@ fn reader(o: &Opts, p: &Participant, qos: Qos, end: Instant) -> u8 {
             last = now;
         }
         was_matched |= m.current_count > 0;
-        if was_matched && m.current_count == 0 && now == (0, 0) {
+        let lost = o.kind == LivelinessKind::Automatic && was_matched && now.1 > 0;
+        if lost || (was_matched && m.current_count == 0 && now == (0, 0)) {
             say("GONE");
             return 0;
         }

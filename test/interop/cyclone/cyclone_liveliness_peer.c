@@ -1,26 +1,32 @@
-/* LIVELINESS interop peer on Eclipse Cyclone DDS 0.10.2: one MANUAL writer or reader of
+/* LIVELINESS interop peer on Eclipse Cyclone DDS 0.10.2: one writer or reader of
  * hdds::interop::Blob, which the script test/interop/run_liveliness.py drives and judges. Same
  * command line and output as hdds_tools' hdds-liveliness-peer:
  *
- *   cyclone_liveliness_peer writer|reader --domain D --topic T --lease-ms L [--kind topic|participant]
+ *   cyclone_liveliness_peer writer|reader --domain D --topic T --lease-ms L
+ *                           [--kind topic|participant|automatic]
  *                           [--assert-ms P] [--assert-for S] [--timeout S] [--config FILE]
  *
- * --kind: MANUAL_BY_TOPIC (default) or MANUAL_BY_PARTICIPANT.
+ * --kind: MANUAL_BY_TOPIC (default), MANUAL_BY_PARTICIPANT or AUTOMATIC.
  * writer: waits for a reader, asserts its liveliness every P ms for S s without writing
  *         (MANUAL_BY_TOPIC: dds_assert_liveliness on the writer, a HEARTBEAT with the Liveliness
  *         flag; MANUAL_BY_PARTICIPANT: on the participant, a ParticipantMessageData of kind
  *         MANUAL_LIVELINESS_UPDATE), stops for 3 leases,
  *         writes one sample, and after half a lease deletes the writer. Prints
  *         MATCHED / ASSERTED_UNTIL / WROTE / DELETED t=<CLOCK_REALTIME seconds>.
+ *         AUTOMATIC: waits for a reader, writes nothing for S s and 3 leases (the participant
+ *         must keep the writer alive), prints IDLE_UNTIL, then KILLED and ends the process at
+ *         once (_exit: no goodbye, as a crash), so that only the lease can tell the reader.
  * reader: prints every change of its LIVELINESS_CHANGED status as
  *         LIVELINESS alive=A not_alive=N t=<seconds>, and stops once the writer it matched is
- *         gone (or at --timeout). Exit 0 unless a DDS call failed (2) or the timeout came (1).
+ *         gone (AUTOMATIC: once it is not alive) or at --timeout. Exit 0 unless a DDS call failed
+ *         (2) or the timeout came (1).
  * Loopback only: CYCLONEDDS_URI is set to the loopback config (or --config FILE). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dds/dds.h"
 #include "interop.h"
@@ -58,7 +64,7 @@ static void say(const char *what)
 static void usage(void)
 {
   fprintf(stderr, "usage: cyclone_liveliness_peer writer|reader --domain D --topic T --lease-ms L "
-                  "[--kind topic|participant] [--assert-ms P] [--assert-for S] [--timeout S] [--config FILE]\n");
+                  "[--kind topic|participant|automatic] [--assert-ms P] [--assert-for S] [--timeout S] [--config FILE]\n");
   exit(2);
 }
 
@@ -70,7 +76,7 @@ int main(int argc, char **argv)
   long domain = 0, lease_ms = 0, assert_ms = 100;
   double assert_for = 2.0, timeout = 20.0;
   const char *topic = NULL, *config = HDDS_INTEROP_CYCLONE_CONFIG;
-  int by_participant = 0;
+  dds_liveliness_kind_t kind = DDS_LIVELINESS_MANUAL_BY_TOPIC;
   for (int i = 2; i < argc; i++) {
     if (i + 1 >= argc) usage();
     const char *k = argv[i], *v = argv[++i];
@@ -81,8 +87,9 @@ int main(int argc, char **argv)
     else if (strcmp(k, "--assert-for") == 0) assert_for = atof(v);
     else if (strcmp(k, "--timeout") == 0) timeout = atof(v);
     else if (strcmp(k, "--config") == 0) config = v;
-    else if (strcmp(k, "--kind") == 0 && (strcmp(v, "topic") == 0 || strcmp(v, "participant") == 0))
-      by_participant = strcmp(v, "participant") == 0;
+    else if (strcmp(k, "--kind") == 0 && strcmp(v, "topic") == 0) kind = DDS_LIVELINESS_MANUAL_BY_TOPIC;
+    else if (strcmp(k, "--kind") == 0 && strcmp(v, "participant") == 0) kind = DDS_LIVELINESS_MANUAL_BY_PARTICIPANT;
+    else if (strcmp(k, "--kind") == 0 && strcmp(v, "automatic") == 0) kind = DDS_LIVELINESS_AUTOMATIC;
     else usage();
   }
   if (!topic || lease_ms <= 0 || assert_ms <= 0) usage();
@@ -100,8 +107,7 @@ int main(int argc, char **argv)
   CHECK(tp);
   dds_qos_t *q = dds_create_qos();
   dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
-  dds_qset_liveliness(q, by_participant ? DDS_LIVELINESS_MANUAL_BY_PARTICIPANT : DDS_LIVELINESS_MANUAL_BY_TOPIC,
-                      DDS_MSECS(lease_ms));
+  dds_qset_liveliness(q, kind, DDS_MSECS(lease_ms));
   dds_data_representation_id_t xcdr1 = DDS_DATA_REPRESENTATION_XCDR1;
   dds_qset_data_representation(q, 1, &xcdr1);
   double lease = (double)lease_ms / 1000.0;
@@ -121,9 +127,15 @@ int main(int argc, char **argv)
       goto out;
     }
     say("MATCHED");
+    if (kind == DDS_LIVELINESS_AUTOMATIC) {
+      nap(assert_for + 3 * lease);
+      say("IDLE_UNTIL");
+      say("KILLED");
+      _exit(0);
+    }
     nap(0.3);
     double until = mono() + assert_for;
-    dds_entity_t asserter = by_participant ? pp : wr;
+    dds_entity_t asserter = kind == DDS_LIVELINESS_MANUAL_BY_PARTICIPANT ? pp : wr;
     while (mono() < until) {
       CHECK(dds_assert_liveliness(asserter));
       nap((double)assert_ms / 1000.0);
@@ -155,7 +167,8 @@ int main(int argc, char **argv)
       }
       CHECK(dds_get_subscription_matched_status(rd, &m));
       if (m.current_count > 0) was_matched = 1;
-      if (was_matched && m.current_count == 0 && now.alive_count == 0 && now.not_alive_count == 0) {
+      int lost = kind == DDS_LIVELINESS_AUTOMATIC && was_matched && now.not_alive_count > 0;
+      if (lost || (was_matched && m.current_count == 0 && now.alive_count == 0 && now.not_alive_count == 0)) {
         say("GONE");
         rc = 0;
         break;

@@ -21,6 +21,7 @@
 
 mod config;
 pub(crate) mod endpoint;
+mod participant_message;
 mod receive;
 pub(crate) mod sedp;
 pub(crate) mod send;
@@ -209,6 +210,8 @@ pub(crate) struct Network {
     /// The LIVELINESS leases of matched remote writers with a manual lease, for our readers on
     /// every path (UDP and shared memory).
     pub(crate) writer_leases: Arc<WriterLeases>,
+    /// When our participant next asserts its AUTOMATIC writers (participant_message.rs).
+    assertions: participant_message::Assertions,
     pub(crate) discovery: Mutex<sedp::Db>,
     /// Where remote participants and endpoints are reported (delivered at the end of each datagram
     /// and each timer sweep, with no lock held).
@@ -343,6 +346,7 @@ impl Network {
             readers: RwLock::new(HashMap::new()),
             routes: RwLock::new(HashMap::default()),
             writer_leases,
+            assertions: participant_message::Assertions::default(),
             discovery: Mutex::new(sedp::Db::default()),
             graph,
             shm,
@@ -569,9 +573,12 @@ impl Network {
         next = min_deadline(next, self.builtin.on_timer(now, &mut out));
         next = min_deadline(next, self.ask_for_udp_again(now, &mut out));
         lists.writers.extend(read(&self.writers).values().cloned());
+        let mut automatic_lease = None;
         for w in lists.writers.drain(..) {
+            automatic_lease = participant_message::shortest_automatic_lease(automatic_lease, &w.qos.liveliness);
             next = min_deadline(next, w.net_on_timer(self, now, &mut out));
         }
+        next = min_deadline(next, self.assert_automatic_on_timer(now, automatic_lease, &mut out));
         lists.readers.extend(read(&self.readers).values().cloned());
         for r in lists.readers.drain(..) {
             next = min_deadline(next, r.net_on_timer(now, &mut out));

@@ -24,6 +24,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::endpoint::{ReaderMachine, ReaderPort, WriterPort};
+use super::participant_message::{
+    participant_message_kind, PMD_AUTOMATIC_LIVELINESS_UPDATE, PMD_MANUAL_LIVELINESS_UPDATE,
+};
 use super::send::{Out, Outbox};
 use super::{bump, lock, min_deadline, read, write, Network};
 use crate::discovery::inline_qos::{self, BuiltinTopic, StatusInfo};
@@ -57,9 +60,8 @@ pub(crate) struct Builtin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BuiltinKind {
     Sedp(BuiltinTopic),
-    /// Participant messages (liveliness): a MANUAL_LIVELINESS_UPDATE renews the leases of the
-    /// participant's MANUAL_BY_PARTICIPANT writers; AUTOMATIC ones change nothing (the SPDP
-    /// lease covers them).
+    /// Participant messages (liveliness, participant_message.rs): they renew the leases of the
+    /// participant's MANUAL_BY_PARTICIPANT and AUTOMATIC writers.
     ParticipantMessage,
 }
 
@@ -216,6 +218,17 @@ impl Builtin {
         }
     }
 
+    /// Writes one ParticipantMessageData (participant_message.rs); the writer's next deadline.
+    pub(crate) fn write_participant_message(
+        &self,
+        now: Instant,
+        payload: Payload,
+        meta: SampleMeta,
+        out: &mut Outbox,
+    ) -> Option<Instant> {
+        write_builtin(&self.p2p_writer, now, payload, meta, out)
+    }
+
     pub(crate) fn on_timer(&self, now: Instant, out: &mut Outbox) -> Option<Instant> {
         let mut next = None;
         for (port, _, _) in self.writer_pairs() {
@@ -234,21 +247,6 @@ impl Builtin {
         }
         next
     }
-}
-
-/// The ParticipantMessageData kind by which a participant asserts its MANUAL_BY_PARTICIPANT
-/// writers (RTPS 2.x 9.6.2.1; [0, 0, 0, 1] is AUTOMATIC_LIVELINESS_UPDATE).
-pub(crate) const PMD_MANUAL_LIVELINESS_UPDATE: [u8; 4] = [0, 0, 0, 2];
-
-/// The kind of a ParticipantMessageData (encapsulation header, participant GUID prefix, kind,
-/// opaque data) sent by participant `from`; `None` if malformed or about another participant.
-pub(crate) fn participant_message_kind(payload: &[u8], from: GuidPrefix) -> Option<[u8; 4]> {
-    let body = payload.get(4..)?;
-    let prefix: [u8; 12] = body.get(..12)?.try_into().ok()?;
-    if GuidPrefix(prefix) != from {
-        return None;
-    }
-    body.get(12..16)?.try_into().ok()
 }
 
 /// A remote endpoint and the local ones it is matched with.
@@ -296,6 +294,21 @@ fn endpoint_info(e: &EndpointData, is_reader: bool) -> Arc<EndpointInfo> {
     })
 }
 
+/// Writes one sample on a built-in writer; its next deadline.
+fn write_builtin(
+    port: &Mutex<WriterPort>,
+    now: Instant,
+    payload: Payload,
+    meta: SampleMeta,
+    out: &mut Outbox,
+) -> Option<Instant> {
+    let mut p = lock(port);
+    // SEDP's history holds a million announcements, the participant message's one: neither
+    // refuses a write.
+    let _ = p.drive(out, |w, a| w.write(now, payload, meta, a));
+    p.rtps.next_deadline()
+}
+
 fn dispose_meta(guid: Guid) -> SampleMeta {
     SampleMeta {
         key_hash: Some(guid.to_bytes()),
@@ -311,13 +324,7 @@ impl Network {
             BuiltinTopic::Publication => &self.builtin.pubs_writer,
             _ => &self.builtin.subs_writer,
         };
-        let now = Instant::now();
-        let next = {
-            let mut p = lock(port);
-            // The history holds a million announcements: it does not fill up.
-            let _ = p.drive(out, |w, a| w.write(now, payload, meta, a));
-            p.rtps.next_deadline()
-        };
+        let next = write_builtin(port, Instant::now(), payload, meta, out);
         self.timer.schedule(next);
     }
 
@@ -331,6 +338,7 @@ impl Network {
         let mut out = Outbox::new();
         let mut db = lock(&self.discovery);
         write(&self.writers).insert(w.guid.entity_id, Arc::clone(w));
+        self.automatic_writer_added(&w.qos.liveliness);
         let mut data = DiscoveredWriterData::new(w.guid, &w.topic.name, &w.type_name, &w.qos);
         data.unicast_locators = self.default_locators.clone();
         data.qos.user_data = w.user_data.to_vec();
@@ -395,7 +403,8 @@ impl Network {
         out: &mut Outbox,
     ) {
         r.note_writer_lifespan(writer, qos.lifespan);
-        let via_shm = self.writer_leases.attach(writer, &qos.liveliness, r, now, |alive| {
+        let heard = || self.heard_clock(writer.prefix);
+        let via_shm = self.writer_leases.attach(writer, &qos.liveliness, heard, r, now, |alive| {
             if self.shm_attach(r, writer, alive) {
                 return true;
             }
@@ -493,8 +502,12 @@ impl Network {
     pub(crate) fn on_builtin_delivery(&self, kind: BuiltinKind, d: Delivery, now: Instant, out: &mut Outbox) {
         let BuiltinKind::Sedp(topic) = kind else {
             // A participant speaks only for itself.
-            if participant_message_kind(&d.payload, d.writer.prefix) == Some(PMD_MANUAL_LIVELINESS_UPDATE) {
-                self.writer_leases.renew_participant(d.writer.prefix, now);
+            match participant_message_kind(&d.payload, d.writer.prefix) {
+                Some(PMD_MANUAL_LIVELINESS_UPDATE) => self.writer_leases.renew_participant(d.writer.prefix, true, now),
+                Some(PMD_AUTOMATIC_LIVELINESS_UPDATE) => {
+                    self.writer_leases.renew_participant(d.writer.prefix, false, now)
+                }
+                _ => {}
             }
             return;
         };
@@ -634,24 +647,5 @@ impl Network {
         crate::capacity::release_peak(&mut db.remote_writers);
         crate::capacity::release_peak(&mut db.remote_readers);
         crate::capacity::release_peak(&mut write(&self.routes));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn participant_message_kind_is_read_for_its_own_participant_only() {
-        let from = GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-        // CDR_BE, as Cyclone DDS sends it: prefix, kind, empty data sequence.
-        let mut pmd = vec![0, 0, 0, 0];
-        pmd.extend_from_slice(&from.0);
-        pmd.extend_from_slice(&PMD_MANUAL_LIVELINESS_UPDATE);
-        pmd.extend_from_slice(&[0, 0, 0, 0]);
-        assert_eq!(participant_message_kind(&pmd, from), Some(PMD_MANUAL_LIVELINESS_UPDATE));
-        assert_eq!(participant_message_kind(&pmd, GuidPrefix([9; 12])), None, "about another participant");
-        assert_eq!(participant_message_kind(&pmd[..19], from), None, "truncated");
-        assert_eq!(participant_message_kind(&[], from), None);
     }
 }

@@ -101,6 +101,18 @@ impl Spdp {
     }
 }
 
+/// When we last heard from a remote participant (any datagram), as its table entry records it.
+pub(crate) struct Heard {
+    last: Arc<AtomicU64>,
+    epoch: Instant,
+}
+
+impl Heard {
+    pub(crate) fn last(&self) -> Instant {
+        self.epoch + Duration::from_nanos(self.last.load(Ordering::Relaxed))
+    }
+}
+
 /// A participant we discovered.
 #[derive(Debug)]
 pub(crate) struct RemoteParticipant {
@@ -109,8 +121,9 @@ pub(crate) struct RemoteParticipant {
     pub(crate) meta_addr: SocketAddr,
     /// Where user data goes for endpoints that advertise no locator of their own.
     pub(crate) default_addr: SocketAddr,
-    /// When we last heard from it, in nanoseconds since the timer's epoch.
-    last_heard: AtomicU64,
+    /// When we last heard from it, in nanoseconds since the timer's epoch; shared with the leases
+    /// of its AUTOMATIC writers (writer_leases.rs) and kept when its data changes.
+    last_heard: Arc<AtomicU64>,
     /// When we discovered it, in nanoseconds since the timer's epoch.
     discovered: u64,
     /// When we last answered it by unicast, in nanoseconds since the timer's epoch.
@@ -236,6 +249,12 @@ impl Network {
         s.writer.next_deadline()
     }
 
+    /// When we hear from participant `prefix` from now on, if we know it.
+    pub(crate) fn heard_clock(&self, prefix: GuidPrefix) -> Option<Heard> {
+        let p = read(&self.participants).get(&prefix).map(|p| Arc::clone(&p.last_heard))?;
+        Some(Heard { last: p, epoch: self.timer_epoch() })
+    }
+
     /// Renews the lease of the participant a datagram came from, if we know it.
     pub(crate) fn heard_from(&self, prefix: GuidPrefix, now: Instant) {
         if let Some(p) = read(&self.participants).get(&prefix) {
@@ -275,6 +294,8 @@ impl Network {
         let known = read(&self.participants).get(&p.guid_prefix).cloned();
         if let Some(known) = known {
             known.last_heard.store(self.since_epoch(now), Ordering::Relaxed);
+            // An announcement asserts the participant: its AUTOMATIC writers, if not alive, are again.
+            self.writer_leases.renew_participant(p.guid_prefix, false, now);
             let t = self.since_epoch(now);
             let in_window = t.saturating_sub(known.discovered) < ANSWER_WINDOW.as_nanos() as u64;
             let last = known.last_answered.load(Ordering::Relaxed);
@@ -289,7 +310,7 @@ impl Network {
                     data: p,
                     meta_addr: known.meta_addr,
                     default_addr: known.default_addr,
-                    last_heard: AtomicU64::new(self.since_epoch(now)),
+                    last_heard: Arc::clone(&known.last_heard),
                     discovered: known.discovered,
                     last_answered: AtomicU64::new(known.last_answered.load(Ordering::Relaxed)),
                 };
@@ -319,7 +340,7 @@ impl Network {
             data: p,
             meta_addr,
             default_addr,
-            last_heard: AtomicU64::new(self.since_epoch(now)),
+            last_heard: Arc::new(AtomicU64::new(self.since_epoch(now))),
             discovered: self.since_epoch(now),
             last_answered: AtomicU64::new(self.since_epoch(now)),
         });

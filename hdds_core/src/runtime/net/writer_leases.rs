@@ -1,13 +1,19 @@
-//! LIVELINESS of remote writers, as our readers see it: one lease per matched remote writer whose
-//! liveliness is MANUAL_BY_TOPIC or MANUAL_BY_PARTICIPANT with a finite lease, shared by every
-//! local reader it is matched with, whichever path (UDP or shared memory) carries its samples.
+//! LIVELINESS of remote writers, as our readers see it: one lease per matched remote writer with a
+//! finite lease (MANUAL_BY_TOPIC, MANUAL_BY_PARTICIPANT or AUTOMATIC), shared by every local
+//! reader it is matched with, whichever path (UDP or shared memory) carries its samples.
 //!
 //! - **Renewal** (RTPS 2.x 8.4.13, as Cyclone DDS 0.10 does it): DATA and DATA_FRAG from the writer,
 //!   a HEARTBEAT from it with the Liveliness flag, a sample read from its shared-memory ring. A
 //!   plain HEARTBEAT does not renew. A MANUAL_BY_PARTICIPANT writer is also renewed by its
 //!   participant's ParticipantMessageData of kind MANUAL_LIVELINESS_UPDATE and by any renewal of
 //!   another MANUAL_BY_PARTICIPANT writer of the same participant (the participant asserted).
-//!   AUTOMATIC writers are not here: they live as long as their participant's SPDP lease.
+//! - **AUTOMATIC writers** are alive while their participant is heard from at all: their lease
+//!   runs from the last datagram of that participant (its SPDP table's clock, [`Heard`]), which
+//!   keeps them alive through an idle writer as long as the participant sends anything within the
+//!   lease (hdds sends a ParticipantMessageData every third of it, participant_message.rs), and
+//!   ends them a lease after a crash instead of at the participant's much longer SPDP lease. One
+//!   that was not alive comes back with its own sample, its participant's ParticipantMessageData
+//!   or its SPDP announcement.
 //! - **Expiry**: the process's QoS timer thread ([`crate::runtime::watchdog`]) sweeps the map
 //!   (no thread or timer per writer); a lease that ran out makes the writer not alive for each of
 //!   its readers (LIVELINESS_CHANGED: alive_count -1, not_alive_count +1); the next renewal makes
@@ -20,7 +26,7 @@
 //! Lock order: the map, then the shared-memory `sources`, a reader's port, a reader's events. The
 //! receive thread renews with no port lock held, the shared-memory drain once `sources` is
 //! unlocked. `tracked` lets the receive path skip the map's lock while no remote
-//! writer has a manual lease (the common case).
+//! writer has a finite lease (the common case: ROS 2's default lease is infinite).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,11 +40,15 @@ use crate::runtime::reader::ReaderShared;
 use crate::runtime::watchdog::{self, Watched};
 use crate::wire::{Guid, GuidPrefix};
 
+use super::spdp::Heard;
+
 struct Entry {
     kind: LivelinessKind,
     duration: Duration,
     expires: Instant,
     alive: bool,
+    /// AUTOMATIC: when its participant was last heard from (`None` if unknown at the match).
+    heard: Option<Heard>,
     readers: Vec<Arc<ReaderShared>>,
 }
 
@@ -56,6 +66,22 @@ impl Entry {
         }
         Some(self.expires)
     }
+
+    /// An AUTOMATIC writer's lease as its participant's last datagram extends it, if later.
+    fn heard_until(&self) -> Option<Instant> {
+        let h = self.heard.as_ref()?.last().checked_add(self.duration)?;
+        (h > self.expires).then_some(h)
+    }
+
+    /// Whether an assertion by its participant (`manual`: a MANUAL_LIVELINESS_UPDATE; otherwise
+    /// AUTOMATIC or its SPDP announcement) renews this writer.
+    fn asserted_by_participant(&self, manual: bool) -> bool {
+        match self.kind {
+            LivelinessKind::Automatic => true,
+            LivelinessKind::ManualByParticipant => manual,
+            LivelinessKind::ManualByTopic => false,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -70,17 +96,19 @@ pub(crate) struct WriterLeases {
 
 /// Whether a writer with this LIVELINESS has a lease here.
 fn tracked(l: &Liveliness) -> bool {
-    l.kind != LivelinessKind::Automatic && l.lease_duration != INFINITE && !l.lease_duration.is_zero()
+    l.lease_duration != INFINITE && !l.lease_duration.is_zero()
 }
 
 impl WriterLeases {
-    /// Local reader `reader` is matched with remote `writer` (of LIVELINESS `l`): `count(alive)`
-    /// runs under the map's lock and counts it, alive or not as the writer is now. Fails only if
-    /// the QoS timer thread cannot be started (the match then counts the writer alive, untimed).
+    /// Local reader `reader` is matched with remote `writer` (of LIVELINESS `l`; `heard`, when
+    /// its participant was last heard from): `count(alive)` runs under the map's lock and counts
+    /// it, alive or not as the writer is now. Fails only if the QoS timer thread cannot be started
+    /// (the match then counts the writer alive, untimed).
     pub(crate) fn attach<R>(
         self: &Arc<Self>,
         writer: Guid,
         l: &Liveliness,
+        heard: impl FnOnce() -> Option<Heard>,
         reader: &Arc<ReaderShared>,
         now: Instant,
         count: impl FnOnce(bool) -> R,
@@ -105,7 +133,8 @@ impl WriterLeases {
             // Alive from the match on, as Cyclone counts a new proxy writer.
             let expires = now.checked_add(l.lease_duration).unwrap_or(now);
             first = Some(expires);
-            Entry { kind: l.kind, duration: l.lease_duration, expires, alive: true, readers: Vec::new() }
+            let heard = if l.kind == LivelinessKind::Automatic { heard() } else { None };
+            Entry { kind: l.kind, duration: l.lease_duration, expires, alive: true, heard, readers: Vec::new() }
         });
         if !e.readers.iter().any(|r| Arc::ptr_eq(r, reader)) {
             e.readers.push(Arc::clone(reader));
@@ -159,7 +188,7 @@ impl WriterLeases {
         let earlier = if e.kind == LivelinessKind::ManualByParticipant {
             // Any assertion by one of a participant's writers asserts the participant (this writer
             // among them).
-            renew_participant(&mut m, writer.prefix, now)
+            renew_participant(&mut m, writer.prefix, true, now)
         } else {
             e.renew(now)
         };
@@ -168,12 +197,14 @@ impl WriterLeases {
         true
     }
 
-    /// Participant `prefix` asserted its liveliness (ParticipantMessageData, manual kind).
-    pub(crate) fn renew_participant(&self, prefix: GuidPrefix, now: Instant) {
+    /// Participant `prefix` asserted its liveliness: `manual`, a ParticipantMessageData of kind
+    /// MANUAL_LIVELINESS_UPDATE (its MANUAL_BY_PARTICIPANT and AUTOMATIC writers); otherwise one
+    /// of kind AUTOMATIC_LIVELINESS_UPDATE or its SPDP announcement (its AUTOMATIC writers).
+    pub(crate) fn renew_participant(&self, prefix: GuidPrefix, manual: bool, now: Instant) {
         if self.tracked.load(Ordering::Acquire) == 0 {
             return;
         }
-        let earlier = renew_participant(&mut lock(&self.entries), prefix, now);
+        let earlier = renew_participant(&mut lock(&self.entries), prefix, manual, now);
         watchdog::schedule(earlier);
     }
 
@@ -184,9 +215,9 @@ impl WriterLeases {
     }
 }
 
-fn renew_participant(m: &mut HashMap<Guid, Entry>, prefix: GuidPrefix, now: Instant) -> Option<Instant> {
+fn renew_participant(m: &mut HashMap<Guid, Entry>, prefix: GuidPrefix, manual: bool, now: Instant) -> Option<Instant> {
     let mut earlier: Option<Instant> = None;
-    for (_, e) in m.iter_mut().filter(|(g, e)| g.prefix == prefix && e.kind == LivelinessKind::ManualByParticipant) {
+    for (_, e) in m.iter_mut().filter(|(g, e)| g.prefix == prefix && e.asserted_by_participant(manual)) {
         if let Some(t) = e.renew(now) {
             earlier = Some(earlier.map_or(t, |x| x.min(t)));
         }
@@ -201,6 +232,11 @@ impl Watched for WriterLeases {
         }
         let mut next: Option<Instant> = None;
         for e in lock(&self.entries).values_mut().filter(|e| e.alive) {
+            if e.expires <= now {
+                if let Some(t) = e.heard_until() {
+                    e.expires = t;
+                }
+            }
             if e.expires <= now {
                 e.alive = false;
                 for r in &e.readers {
