@@ -9,7 +9,8 @@
 #      and after 5., the ROS-level gtests under ASan+UBSan (a second colcon build);
 #   4. the interop tests: hdds against Cyclone DDS 0.10.2, Cyclone DDS 11 and Fast DDS 2.9.1
 #      (test/interop/run_hdds_matrix.sh; a peer that cannot be built is reported SKIPPED), and
-#      LIVELINESS (MANUAL and AUTOMATIC) with Cyclone DDS 0.10.2 (test/interop/run_liveliness.py);
+#      LIVELINESS (MANUAL and AUTOMATIC) with Cyclone DDS 0.10.2 and Fast DDS 2.9.1
+#      (test/interop/run_liveliness.py);
 #   4b. network faults in network namespaces (test/fault: link down, vanished peer, 20 % loss with
 #      duplicates and reordering through a user-space relay; root only, else SKIPPED) and the
 #      2-minute endurance run (test/endurance; HDDS_ENDURANCE_SECONDS overrides);
@@ -144,7 +145,7 @@ else
   count 0 1
 fi
 
-section "Interop: LIVELINESS MANUAL_BY_TOPIC, MANUAL_BY_PARTICIPANT and AUTOMATIC with Cyclone DDS 0.10.2, both directions (test/interop/run_liveliness.py)"
+section "Interop: LIVELINESS MANUAL_BY_TOPIC, MANUAL_BY_PARTICIPANT and AUTOMATIC with Cyclone DDS 0.10.2 and Fast DDS 2.9.1, both directions (test/interop/run_liveliness.py)"
 if cargo build --release --locked -q -p hdds_tools --bin hdds-liveliness-peer 2>&1 | tee "$logs/liveliness-peer.log"; then
   live_ok=1
   test/interop/run_liveliness.py 2>&1 | tee "$logs/liveliness.log" || live_ok=0

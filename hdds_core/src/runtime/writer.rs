@@ -32,7 +32,7 @@ use super::sample::{Sample, SampleInfo, WriteOptions};
 use super::status::{single_status, MatchStatus, Status, StatusMask, WRITER_STATUSES};
 use super::watchdog::{self, Watched};
 use crate::error::{Error, ErrorKind, Result};
-use crate::qos::{Durability, Qos, Reliability};
+use crate::qos::{Durability, LivelinessKind, Qos, Reliability};
 use crate::rtps::{SampleMeta, StatefulWriter, WriteBlocked, WriterConfig, WriterStats};
 use crate::time;
 use crate::transport::intra::{self, TopicKey};
@@ -459,7 +459,9 @@ impl Writer {
     ///
     /// Remote readers learn it from a HEARTBEAT with the Liveliness flag: sent to the matched
     /// readers over UDP, and to the participants of the same-host readers that read the writer's
-    /// ring (nothing else from the writer reaches them without a sample).
+    /// ring (nothing else from the writer reaches them without a sample). A MANUAL_BY_PARTICIPANT
+    /// writer's participant also sends a ParticipantMessageData MANUAL_LIVELINESS_UPDATE, the
+    /// assertion Fast DDS counts for that kind.
     pub fn assert_liveliness(&self) {
         let mut out = Outbox::new();
         let mut st = self.shared.lock();
@@ -479,6 +481,9 @@ impl Writer {
         if let Some(net) = &self.net {
             if let Some(hb) = hb {
                 net.send_to_shm_readers(&self.shared, hb, &mut out);
+                if self.shared.qos.liveliness.kind == LivelinessKind::ManualByParticipant {
+                    net.assert_participant(&mut out);
+                }
                 net.flush(&mut out);
             }
         }

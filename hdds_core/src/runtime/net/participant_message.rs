@@ -6,7 +6,10 @@
 //!   sweep, while any remote participant is known. Without it, a remote reader (Cyclone DDS counts
 //!   any datagram of ours, Fast DDS this message) would count an idle AUTOMATIC writer not alive
 //!   between our SPDP announcements, which come every few seconds. A third leaves two chances to
-//!   lose one. The ROS 2 default, an infinite lease, sends nothing.
+//!   lose one. The ROS 2 default, an infinite lease, sends nothing. And a MANUAL_LIVELINESS_UPDATE
+//!   each time a MANUAL_BY_PARTICIPANT writer asserts its liveliness (`Writer::assert_liveliness`):
+//!   Fast DDS 2.9 asserts such a writer only by that message (or a sample), not by the writer's
+//!   HEARTBEAT with the Liveliness flag, which Cyclone DDS counts.
 //! - **Received** (sedp.rs, `on_builtin_delivery`): MANUAL_LIVELINESS_UPDATE renews the sender's
 //!   MANUAL_BY_PARTICIPANT and AUTOMATIC writers, AUTOMATIC_LIVELINESS_UPDATE its AUTOMATIC ones
 //!   (writer_leases.rs). A participant speaks only for itself.
@@ -100,6 +103,14 @@ impl Network {
             let now = Instant::now();
             *lock(&self.assertions.next_automatic) = Some(now);
             self.timer.schedule(Some(now));
+        }
+    }
+
+    /// A MANUAL_BY_PARTICIPANT writer asserted its liveliness: so does the participant, with a
+    /// MANUAL_LIVELINESS_UPDATE to the remote participants.
+    pub(crate) fn assert_participant(&self, out: &mut Outbox) {
+        if !read(&self.participants).is_empty() {
+            self.write_participant_message(PMD_MANUAL_LIVELINESS_UPDATE, Instant::now(), out);
         }
     }
 
