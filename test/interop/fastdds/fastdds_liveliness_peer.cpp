@@ -41,18 +41,14 @@
 #include <fastdds/dds/topic/Topic.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
 
+#include "fastdds_loopback.hpp"
 #include "interopPubSubTypes.h"
-
-#ifndef HDDS_INTEROP_FASTDDS_CONFIG
-#define HDDS_INTEROP_FASTDDS_CONFIG "fastdds_loopback.xml"
-#endif
 
 using namespace eprosima::fastdds::dds;
 using eprosima::fastrtps::Duration_t;
+using hdds_fastdds::fail;
 
 namespace {
-
-constexpr const char *kProfile = "hdds_interop_loopback";
 
 double wall()
 {
@@ -77,12 +73,6 @@ void say(const char *what)
 {
   std::printf("%s t=%.6f\n", what, wall());
   std::fflush(stdout);
-}
-
-[[noreturn]] void fail(const std::string &what)
-{
-  std::fprintf(stderr, "fastdds_liveliness_peer: %s\n", what.c_str());
-  std::exit(2);
 }
 
 void check(ReturnCode_t rc, const char *what)
@@ -200,6 +190,7 @@ int run_reader(DomainParticipant *pp, Topic *tp, LivelinessQosPolicyKind kind, d
 
 int main(int argc, char **argv)
 {
+  hdds_fastdds::peer_name() = "fastdds_liveliness_peer";
   if (argc < 2) usage();
   bool is_writer = std::strcmp(argv[1], "writer") == 0;
   if (!is_writer && std::strcmp(argv[1], "reader") != 0) usage();
@@ -227,11 +218,7 @@ int main(int argc, char **argv)
   double lease = static_cast<double>(lease_ms) / 1000.0;
 
   DomainParticipantFactory *factory = DomainParticipantFactory::get_instance();
-  if (factory->load_XML_profiles_file(config) != ReturnCode_t::RETCODE_OK)
-    fail(std::string("cannot load XML profiles from ") + config);
-  DomainParticipantQos pqos;
-  if (factory->get_participant_qos_from_profile(kProfile, pqos) != ReturnCode_t::RETCODE_OK)
-    fail(std::string("no participant profile \"") + kProfile + "\" in " + config);
+  DomainParticipantQos pqos = hdds_fastdds::loopback_participant_qos(config);
   DomainParticipant *pp = factory->create_participant(static_cast<DomainId_t>(domain), pqos);
   if (!pp) fail("create_participant failed");
   TypeSupport type(new hdds::interop::BlobPubSubType());

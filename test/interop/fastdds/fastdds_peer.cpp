@@ -25,31 +25,22 @@
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/flowcontrol/FlowControllerDescriptor.hpp>
 
+#include "fastdds_loopback.hpp"
 #include "interopPubSubTypes.h"
 #include "peer_common.h"
 
-#ifndef HDDS_INTEROP_FASTDDS_CONFIG
-#define HDDS_INTEROP_FASTDDS_CONFIG "fastdds_loopback.xml"
-#endif
-
 using namespace eprosima::fastdds::dds;
 using eprosima::fastrtps::Duration_t;
+using hdds_fastdds::fail;
 
 namespace {
 
-constexpr const char *kProfile = "hdds_interop_loopback";
 constexpr const char *kFlowController = "hdds_interop_large";
 // Samples whose CDR form exceeds one UDP datagram (64 KiB) are fragmented. Fast DDS documents
 // ASYNCHRONOUS_PUBLISH_MODE (with a flow controller) for large data, so in --publish-mode auto such
 // writers get it. (Debian's 2.9.1 also fragmented 4 MiB samples from a synchronous writer in our
 // runs: --publish-mode sync keeps that testable.)
 constexpr uint32_t kAsyncAbove = 64000;
-
-[[noreturn]] void fail(const std::string &what)
-{
-  std::fprintf(stderr, "fastdds_peer: %s\n", what.c_str());
-  std::exit(2);
-}
 
 Duration_t to_duration(double s)
 {
@@ -263,6 +254,7 @@ int run_sub(const peer_opts &o, DomainParticipant *pp, Topic *tp, double deadlin
 
 int main(int argc, char **argv)
 {
+  hdds_fastdds::peer_name() = "fastdds_peer";
   // Strip the Fast DDS-only option before the common parser sees the arguments.
   int n = 1;
   for (int i = 1; i < argc; i++) {
@@ -296,11 +288,7 @@ int main(int argc, char **argv)
   peer_install_signal_handlers();
 
   DomainParticipantFactory *factory = DomainParticipantFactory::get_instance();
-  if (factory->load_XML_profiles_file(o.config) != ReturnCode_t::RETCODE_OK)
-    fail(std::string("cannot load XML profiles from ") + o.config);
-  DomainParticipantQos pqos;
-  if (factory->get_participant_qos_from_profile(kProfile, pqos) != ReturnCode_t::RETCODE_OK)
-    fail(std::string("no participant profile \"") + kProfile + "\" in " + o.config);
+  DomainParticipantQos pqos = hdds_fastdds::loopback_participant_qos(o.config);
   if (o.is_pub && needs_async(o)) {
     // Paces the fragments of large samples so that a reader's socket buffer is not overrun
     // (lost fragments are repaired by NACK_FRAG, but every loss costs a heartbeat period).
