@@ -178,7 +178,7 @@ else
   count 0 1
 fi
 
-ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input, names and QoS mapping, pub/sub, wait sets, events, graph, demo talker/listener on rmw_cyclonedds_cpp and rmw_fastrtps_cpp against rmw_hdds, the ros2 command line and an rclpy node on rmw_hdds, AUTOMATIC liveliness and actions in rclpy against rmw_cyclonedds_cpp and rmw_fastrtps_cpp), the C ABI tests inside the package, and ROS 2's RMW conformance tests (test_rmw_implementation)"
+ros_tests="colcon build of rmw_hdds (warnings as errors); colcon test: every gtest in test/rmw (init, loading through rmw_implementation, serialization and type support byte-compared with rmw_cyclonedds_cpp, malformed input, names and QoS mapping, pub/sub, wait sets, events, graph, demo talker/listener on rmw_cyclonedds_cpp and rmw_fastrtps_cpp against rmw_hdds, the ros2 command line and an rclpy node on rmw_hdds, QoS events (AUTOMATIC liveliness, incompatible QoS) and actions in rclpy against rmw_cyclonedds_cpp and rmw_fastrtps_cpp), the C ABI tests inside the package, and ROS 2's RMW conformance tests (test_rmw_implementation)"
 if [ "$have_ros" = 1 ]; then
   section "ROS-level tests ($ros_prefix): colcon build + colcon test of rmw_hdds"
   ws="$(mktemp -d)"
