@@ -59,16 +59,26 @@ def parse_events(text):
     return out
 
 
+def writer_and_changes(w_out, r_out, needs):
+    """The writer's events {name: t}, the reader's LIVELINESS changes [(alive, not_alive, t)], and
+    why the run already failed (None if it has not): a writer event of `needs` missing, or a
+    reader that did not count the writer alive first."""
+    w = {name: t for name, _, t in parse_events(w_out)}
+    missing = next((n for n in needs if n not in w), None)
+    if missing:
+        return w, [], f"the writer did not get to {missing}"
+    changes = [(int(f["alive"]), int(f["not_alive"]), t) for name, f, t in parse_events(r_out) if name == "LIVELINESS"]
+    if not changes or changes[0][:2] != (1, 0):
+        return w, changes, f"the reader did not count the writer alive first: {changes[:1]}"
+    return w, changes, None
+
+
 def judge(w_out, r_out, lease, later=0.0):
     """(ok, message) for one run's writer and reader output; `later`: how much later than the
     lease the writer's side may still assert (see main)."""
-    w = {name: t for name, _, t in parse_events(w_out)}
-    for need in ("MATCHED", "ASSERTED_UNTIL", "WROTE", "DELETED"):
-        if need not in w:
-            return False, f"the writer did not get to {need}"
-    changes = [(int(f["alive"]), int(f["not_alive"]), t) for name, f, t in parse_events(r_out) if name == "LIVELINESS"]
-    if not changes or changes[0][:2] != (1, 0):
-        return False, f"the reader did not count the writer alive first: {changes[:1]}"
+    w, changes, why = writer_and_changes(w_out, r_out, ("MATCHED", "ASSERTED_UNTIL", "WROTE", "DELETED"))
+    if why:
+        return False, why
     early = [c for c in changes if c[1] > 0 and c[2] < w["ASSERTED_UNTIL"]]
     if early:
         return False, f"not alive at {early[0][2] - w['MATCHED']:.3f} s after the match, while the writer asserted"
@@ -98,13 +108,9 @@ def judge(w_out, r_out, lease, later=0.0):
 
 def judge_automatic(w_out, r_out, lease):
     """(ok, message) for an AUTOMATIC run's writer and reader output."""
-    w = {name: t for name, _, t in parse_events(w_out)}
-    for need in ("MATCHED", "IDLE_UNTIL", "KILLED"):
-        if need not in w:
-            return False, f"the writer did not get to {need}"
-    changes = [(int(f["alive"]), int(f["not_alive"]), t) for name, f, t in parse_events(r_out) if name == "LIVELINESS"]
-    if not changes or changes[0][:2] != (1, 0):
-        return False, f"the reader did not count the writer alive first: {changes[:1]}"
+    w, changes, why = writer_and_changes(w_out, r_out, ("MATCHED", "IDLE_UNTIL", "KILLED"))
+    if why:
+        return False, why
     lost = next((c for c in changes if c[1] > 0), None)
     if lost is None:
         return False, "the reader never counted the writer not alive after its process ended"

@@ -39,6 +39,8 @@ import time
 # (MATCHED / IDLE_UNTIL / KILLED, LIVELINESS alive= not_alive=, each with t=) this script prints.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "interop"))
 from run_liveliness import judge_automatic  # noqa: E402
+# The environment test_ros2cli.py gives the programs it starts (loopback only, the domain given).
+from test_ros2cli import env_for  # noqa: E402
 
 SKIP_CODE = 77
 LEASE = 0.5
@@ -141,8 +143,7 @@ def missing_parts():
 
 def run(kind, pub_rmw, sub_rmw, domain):
     def env(rmw):
-        e = dict(os.environ, RMW_IMPLEMENTATION=rmw, ROS_LOCALHOST_ONLY="1", ROS_DOMAIN_ID=str(domain),
-                 PYTHONUNBUFFERED="1")
+        e = env_for(rmw, domain)
         if pub_rmw == sub_rmw == "rmw_hdds":
             e["HDDS_TRANSPORT"] = "udp"
         return e

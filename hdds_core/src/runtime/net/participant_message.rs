@@ -97,12 +97,11 @@ impl Network {
         Some(latest)
     }
 
-    /// A new AUTOMATIC writer with LIVELINESS `l`: the timer plans its first assertion now.
+    /// A new AUTOMATIC writer with LIVELINESS `l`: the timer sweeps now, so that
+    /// `assert_automatic_on_timer` plans for its lease (the first assertion, or a sooner one).
     pub(crate) fn automatic_writer_added(&self, l: &Liveliness) {
         if shortest_automatic_lease(None, l).is_some() {
-            let now = Instant::now();
-            *lock(&self.assertions.next_automatic) = Some(now);
-            self.timer.schedule(Some(now));
+            self.timer.schedule(Some(Instant::now()));
         }
     }
 

@@ -101,13 +101,25 @@ impl Spdp {
     }
 }
 
-/// When we last heard from a remote participant (any datagram), as its table entry records it.
+/// When we last heard from a remote participant (any datagram): nanoseconds since the timer's
+/// epoch, shared by its table entry (its SPDP lease) and the leases of its AUTOMATIC writers
+/// (writer_leases.rs), and kept when its data changes.
+#[derive(Debug, Clone)]
 pub(crate) struct Heard {
     last: Arc<AtomicU64>,
     epoch: Instant,
 }
 
 impl Heard {
+    /// `ns`: [`Network::since_epoch`] of when.
+    fn new(epoch: Instant, ns: u64) -> Heard {
+        Heard { last: Arc::new(AtomicU64::new(ns)), epoch }
+    }
+
+    fn set(&self, ns: u64) {
+        self.last.store(ns, Ordering::Relaxed);
+    }
+
     pub(crate) fn last(&self) -> Instant {
         self.epoch + Duration::from_nanos(self.last.load(Ordering::Relaxed))
     }
@@ -121,9 +133,8 @@ pub(crate) struct RemoteParticipant {
     pub(crate) meta_addr: SocketAddr,
     /// Where user data goes for endpoints that advertise no locator of their own.
     pub(crate) default_addr: SocketAddr,
-    /// When we last heard from it, in nanoseconds since the timer's epoch; shared with the leases
-    /// of its AUTOMATIC writers (writer_leases.rs) and kept when its data changes.
-    last_heard: Arc<AtomicU64>,
+    /// When we last heard from it.
+    last_heard: Heard,
     /// When we discovered it, in nanoseconds since the timer's epoch.
     discovered: u64,
     /// When we last answered it by unicast, in nanoseconds since the timer's epoch.
@@ -132,12 +143,11 @@ pub(crate) struct RemoteParticipant {
 
 impl RemoteParticipant {
     /// When its lease runs out, if it has a finite one.
-    fn expires(&self, net: &Network) -> Option<Instant> {
+    fn expires(&self) -> Option<Instant> {
         if self.data.lease_duration >= INFINITE / 2 {
             return None;
         }
-        let heard = net.timer_epoch() + Duration::from_nanos(self.last_heard.load(Ordering::Relaxed));
-        heard.checked_add(self.data.lease_duration)
+        self.last_heard.last().checked_add(self.data.lease_duration)
     }
 
     /// The header its discovery data is decoded with (vendor-specific ids are read per vendor).
@@ -249,16 +259,15 @@ impl Network {
         s.writer.next_deadline()
     }
 
-    /// When we hear from participant `prefix` from now on, if we know it.
+    /// When we last heard from participant `prefix`, kept up to date, if we know it.
     pub(crate) fn heard_clock(&self, prefix: GuidPrefix) -> Option<Heard> {
-        let p = read(&self.participants).get(&prefix).map(|p| Arc::clone(&p.last_heard))?;
-        Some(Heard { last: p, epoch: self.timer_epoch() })
+        read(&self.participants).get(&prefix).map(|p| p.last_heard.clone())
     }
 
     /// Renews the lease of the participant a datagram came from, if we know it.
     pub(crate) fn heard_from(&self, prefix: GuidPrefix, now: Instant) {
         if let Some(p) = read(&self.participants).get(&prefix) {
-            p.last_heard.store(self.since_epoch(now), Ordering::Relaxed);
+            p.last_heard.set(self.since_epoch(now));
         }
     }
 
@@ -293,7 +302,7 @@ impl Network {
         let db = lock(&self.discovery);
         let known = read(&self.participants).get(&p.guid_prefix).cloned();
         if let Some(known) = known {
-            known.last_heard.store(self.since_epoch(now), Ordering::Relaxed);
+            known.last_heard.set(self.since_epoch(now));
             // An announcement asserts the participant: its AUTOMATIC writers, if not alive, are again.
             self.writer_leases.renew_participant(p.guid_prefix, false, now);
             let t = self.since_epoch(now);
@@ -310,7 +319,7 @@ impl Network {
                     data: p,
                     meta_addr: known.meta_addr,
                     default_addr: known.default_addr,
-                    last_heard: Arc::clone(&known.last_heard),
+                    last_heard: known.last_heard.clone(),
                     discovered: known.discovered,
                     last_answered: AtomicU64::new(known.last_answered.load(Ordering::Relaxed)),
                 };
@@ -340,11 +349,11 @@ impl Network {
             data: p,
             meta_addr,
             default_addr,
-            last_heard: Arc::new(AtomicU64::new(self.since_epoch(now))),
+            last_heard: Heard::new(self.timer_epoch(), self.since_epoch(now)),
             discovered: self.since_epoch(now),
             last_answered: AtomicU64::new(self.since_epoch(now)),
         });
-        let expires = rp.expires(self);
+        let expires = rp.expires();
         self.graph.participant_changed(participant_info(&rp.data), true, false);
         write(&self.participants).insert(prefix, rp);
         bump(&self.counters.participants_discovered);
@@ -424,7 +433,7 @@ impl Network {
         let mut next = self.forget_disposed(now);
         let mut expired = Vec::new();
         for (prefix, p) in read(&self.participants).iter() {
-            match p.expires(self) {
+            match p.expires() {
                 Some(t) if t <= now => expired.push(*prefix),
                 Some(t) => next = Some(next.map_or(t, |n| n.min(t))),
                 None => {}
